@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AgentApiConfig(AppConfig):
+    name = "agentapi"
+    verbose_name = "POS API"

@@ -1,0 +1,44 @@
+"""tRPC error codes, their HTTP statuses, and how domain errors map onto them."""
+
+from receco import errors
+
+HTTP_STATUS = {
+    "INVALID_INPUT": 400,
+    "UNAUTHORIZED": 401,
+    "FORBIDDEN": 403,
+    "NOT_FOUND": 404,
+    "METHOD_NOT_SUPPORTED": 405,
+    "CONFLICT": 409,
+    "PAYLOAD_TOO_LARGE": 413,
+    "TOO_MANY_REQUESTS": 429,
+    "INTERNAL_SERVER_ERROR": 500,
+}
+
+_DOMAIN_CODES = {
+    errors.InvalidInput: "INVALID_INPUT",
+    errors.Unauthorized: "UNAUTHORIZED",
+    errors.Forbidden: "FORBIDDEN",
+    errors.NotFound: "NOT_FOUND",
+    errors.Conflict: "CONFLICT",
+    errors.RateLimited: "TOO_MANY_REQUESTS",
+}
+
+
+class ProcedureError(Exception):
+    """A failure of the transport rather than the business: unknown procedure, wrong
+    method, unreadable or oversized body. Also wraps domain errors for the router."""
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    @classmethod
+    def from_domain(cls, exc: errors.ReceiptError) -> "ProcedureError":
+        code = next(code for kind, code in _DOMAIN_CODES.items() if isinstance(exc, kind))
+        return cls(code, exc.message, getattr(exc, "retry_after", None))

@@ -1,0 +1,120 @@
+"""The tRPC-style HTTP router: one view for every path under /api/trpc/.
+
+Single calls: ``GET /api/trpc/getReceipt?input=<json>``, ``POST /api/trpc/createReceiptFromPOS``
+with a JSON body. Batches (httpBatchLink): ``/api/trpc/a,b?batch=1`` with the inputs
+keyed ``{"0": ..., "1": ...}`` in ``input`` (GET) or the body (POST), answered by a
+JSON array in call order, 207 when the statuses differ.
+"""
+
+import logging
+
+import orjson
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from agentapi import procedures  # noqa: F401  (registers the procedures)
+from agentapi.envelopes import failure, success
+from agentapi.errors import ProcedureError
+from agentapi.registry import PROCEDURES, Call
+from receco.errors import ReceiptError
+
+logger = logging.getLogger(__name__)
+
+_MISSING = object()
+API_PREFIX = "/api/trpc/"
+
+
+@csrf_exempt
+def trpc(request: HttpRequest, path: str) -> HttpResponse:
+    names = path.split(",")
+    batch = request.GET.get("batch") in ("1", "true")
+    try:
+        inputs = _read_inputs(request, batch, len(names))
+    except ProcedureError as error:
+        inputs = [error] * len(names)
+    if not batch:
+        body, status, retry_after = _run(request, names[0] if len(names) == 1 else path, inputs[0])
+        return _respond(body, status, retry_after)
+    results = [_run(request, name, value) for name, value in zip(names, inputs, strict=True)]
+    statuses = {status for _, status, _ in results}
+    status = statuses.pop() if len(statuses) == 1 else 207
+    retry_after = max((seconds for _, _, seconds in results if seconds), default=None)
+    return _respond([body for body, _, _ in results], status, retry_after)
+
+
+def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
+    """Return one parsed input per call (_MISSING where none was sent)."""
+    if request.method == "POST":
+        raw = _read_body(request)
+        source = "request body"
+    else:
+        raw = request.GET.get("input", "")
+        source = "input parameter"
+    if not raw.strip():
+        return [_MISSING] * count
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ProcedureError("INVALID_INPUT", f"The {source} is not valid JSON: {exc}") from None
+    if not batch:
+        return [value]
+    if not isinstance(value, dict):
+        raise ProcedureError("INVALID_INPUT", f'A batch {source} must be a JSON object keyed "0", "1", ...')
+    return [value.get(str(index), _MISSING) for index in range(count)]
+
+
+def _read_body(request: HttpRequest) -> str:
+    limit = settings.RECECO_MAX_BODY_BYTES
+    too_large = ProcedureError("PAYLOAD_TOO_LARGE", f"Request body is larger than the limit of {limit} bytes")
+    try:
+        if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
+            raise too_large
+        body = request.body
+    except (RequestDataTooBig, ValueError):
+        raise too_large from None
+    try:
+        return body.decode()
+    except UnicodeDecodeError:
+        raise ProcedureError("INVALID_INPUT", "The request body is not UTF-8 text") from None
+
+
+def _run(request: HttpRequest, name: str, value) -> tuple[dict, int, int | None]:
+    """Call one procedure; return its envelope, HTTP status and Retry-After seconds."""
+    try:
+        if isinstance(value, ProcedureError):
+            raise value
+        procedure = PROCEDURES.get(name)
+        if procedure is None:
+            raise ProcedureError("NOT_FOUND", f'No procedure named "{name}"')
+        if request.method != procedure.method:
+            raise ProcedureError(
+                "METHOD_NOT_SUPPORTED",
+                f"{name} is a {procedure.kind}: call it with {procedure.method}, not {request.method}",
+            )
+        data = procedure.func(Call(request, name, None if value is _MISSING else value))
+        return success(data), 200, None
+    except ReceiptError as exc:
+        error = ProcedureError.from_domain(exc)
+    except ProcedureError as exc:
+        error = exc
+    except Exception as exc:
+        logger.exception("Unexpected error in procedure %s", name)
+        detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""
+        error = ProcedureError("INTERNAL_SERVER_ERROR", f"Internal server error{detail}")
+    return failure(error, name), error.http_status, error.retry_after
+
+
+def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
+    """Answer a single error envelope (also used for failures outside the router)."""
+    return _respond(failure(error, path), error.http_status, error.retry_after)
+
+
+def _respond(body, status: int, retry_after: int | None) -> HttpResponse:
+    response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    if status == 405:
+        response["Allow"] = "GET, POST"
+    return response

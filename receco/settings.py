@@ -1,0 +1,179 @@
+"""Receco settings, read from the environment (see README, "Configuration").
+
+With no environment at all this runs the embedded default: a SQLite file and the
+local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
+DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL.
+"""
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import dj_database_url
+import phonenumbers
+from django.core.exceptions import ImproperlyConfigured
+
+from receco.env import envbool, envint, envlist, envstr, envurl
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = envbool("DJANGO_DEBUG", False)
+
+SECRET_KEY = envstr("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set (a long random string) unless DJANGO_DEBUG is on")
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
+
+# Absolute base of the links given to customers (receipt pages, QR codes, emails).
+RECECO_WEB_URL = envurl("RECECO_WEB_URL", "http://127.0.0.1:8000")
+_web_host = urlsplit(RECECO_WEB_URL).hostname or ""
+
+ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", _web_host])
+CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "merchants",
+    "receipts",
+    "agentapi",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "receco.urls"
+WSGI_APPLICATION = "receco.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: a SQLite file by default, anything dj-database-url understands otherwise.
+# Persistent connections with health checks: a PostgreSQL restart costs only the
+# requests in flight, the next request of each worker reconnects.
+_database_url = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+try:
+    _database = dj_database_url.parse(
+        _database_url,
+        conn_max_age=envint("DATABASE_CONN_MAX_AGE", 600),
+        conn_health_checks=True,
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from None
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the page readers run while a write is in progress; IMMEDIATE takes the
+    # write lock up front so concurrent writers wait instead of failing mid-transaction.
+    _database["CONN_MAX_AGE"] = 0
+    _database["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+elif _database["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must be a sqlite:// or postgres:// URL")
+DATABASES = {"default": _database}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cache: Redis when REDIS_URL is set (shared by every process: rate-limit counters,
+# key-usage counters); otherwise local memory, fine for one development process.
+REDIS_URL = envstr("REDIS_URL")
+if REDIS_URL:
+    if urlsplit(REDIS_URL).scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://, not {REDIS_URL!r}")
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": envstr("RECECO_CACHE_PREFIX", "receco"),
+            # Fail fast: a Redis outage must slow no request by more than this.
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = envstr("DJANGO_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
+RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
+
+# Phone numbers given without a country code are read as numbers of this region.
+RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
+if RECECO_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:
+    raise ImproperlyConfigured(
+        f"RECECO_PHONE_REGION must be a two-letter region code such as NG or GB, not {RECECO_PHONE_REGION!r}"
+    )
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+if RECECO_WEB_URL.startswith("https://"):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+if envbool("DJANGO_BEHIND_TLS_PROXY", False):
+    # Only when a proxy that sets this header (and strips it from clients) is in front.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": envstr("DJANGO_LOG_LEVEL", "INFO").upper()},
+    "loggers": {
+        # Django logs every 4xx with the full path, and getReceipt paths carry tokens.
+        "django.request": {"level": "ERROR"},
+    },
+}

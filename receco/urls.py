@@ -1,0 +1,12 @@
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("api/trpc/", include("agentapi.urls")),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "agentapi.handlers.bad_request"
+handler403 = "agentapi.handlers.permission_denied"
+handler404 = "agentapi.handlers.page_not_found"
+handler500 = "agentapi.handlers.server_error"

@@ -1,0 +1,63 @@
+"""Receipt tokens and short codes: their formats, generation and parsing."""
+
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from receco.errors import InvalidInput
+
+TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+SHORT_CODE_RE = re.compile(r"^[A-Z0-9]{6}$")
+
+# Generated short codes leave out 0/O and 1/I/L, which customers mistype from a till
+# printout; any [A-Z0-9]{6} code a POS supplies is still accepted.
+SHORT_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+INVALID_TOKEN = "Invalid token format"
+
+
+def base36(number: int) -> str:
+    """Return a non-negative integer in lowercase base 36."""
+    digits = []
+    while True:
+        number, rest = divmod(number, 36)
+        digits.append(BASE36[rest])
+        if not number:
+            return "".join(reversed(digits))
+
+
+def new_token() -> str:
+    """Return a fresh token of the form ``rcpt_<base36 ms timestamp>_<6 random base36>``."""
+    random_part = "".join(secrets.choice(BASE36) for _ in range(6))
+    return f"rcpt_{base36(time.time_ns() // 1_000_000)}_{random_part}"
+
+
+def new_short_code() -> str:
+    """Return a random 6-character short code from the unambiguous alphabet."""
+    return "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(6))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A parsed receipt reference: which unique column to look in, and for what."""
+
+    field: str
+    value: str
+
+
+def parse_reference(raw: object) -> Reference:
+    """Read what a customer or POS sent as ``token``: a long token or a short code.
+
+    Short codes are trimmed and uppercased (``k7p2qx `` finds ``K7P2QX``); tokens
+    are trimmed and otherwise case-sensitive. Raises InvalidInput otherwise.
+    """
+    if not isinstance(raw, str):
+        raise InvalidInput(INVALID_TOKEN)
+    value = raw.strip()
+    if len(value) == 6 and SHORT_CODE_RE.match(value.upper()):
+        return Reference("short_code", value.upper())
+    if TOKEN_RE.match(value):
+        return Reference("token", value)
+    raise InvalidInput(INVALID_TOKEN)

@@ -1,0 +1,39 @@
+"""The Receipt of spec 2.1 as plain data, the shape getReceipt answers."""
+
+from datetime import UTC, datetime
+
+from receipts.contacts import mask_email, mask_phone
+from receipts.models import Receipt
+
+
+def iso_utc(moment: datetime) -> str:
+    """``2026-11-22T10:15:00.000Z``: UTC, milliseconds, a Z suffix."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
+    """Return all 19 fields of spec 2.1; contact data is masked unless ``reveal_contact``."""
+    email, phone = receipt.customer_email, receipt.customer_phone
+    if not reveal_contact:
+        email, phone = mask_email(email), mask_phone(phone)
+    return {
+        "id": receipt.pk,
+        "token": receipt.token,
+        "short_code": receipt.short_code,
+        "merchant_id": receipt.merchant_id,
+        "merchant_name": receipt.merchant_name,
+        "merchant_logo": receipt.merchant_logo,
+        "accent_color": receipt.accent_color,
+        "total_amount": receipt.total_amount,
+        "currency": receipt.currency,
+        "transaction_date": iso_utc(receipt.transaction_date),
+        "items": receipt.items,
+        "category": receipt.category,
+        "payment_method": receipt.payment_method,
+        "location": receipt.location,
+        "status": receipt.status,
+        "customer_email": email,
+        "customer_phone": phone,
+        "created_at": iso_utc(receipt.created_at),
+        "updated_at": iso_utc(receipt.updated_at),
+    }

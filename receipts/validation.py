@@ -1,0 +1,210 @@
+"""Validation of the createReceiptFromPOS input (CONTRACT.md, "Procedures").
+
+Every failure is an InvalidInput whose message names each offending field, for
+example ``items[0].quantity: Must be a JSON integer, not a string or a decimal.``
+"""
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+
+from django.utils.dateparse import parse_datetime
+from rest_framework import serializers
+
+from merchants.colors import normalize_accent_color
+from merchants.models import string_id_validator
+from receco.errors import InvalidInput
+from receipts.codes import SHORT_CODE_RE, TOKEN_RE
+from receipts.contacts import normalize_email, normalize_phone
+
+# Upper bounds, documented in the README. A body over RECECO_MAX_BODY_BYTES is refused
+# before any of this runs.
+MAX_ITEMS = 500
+MAX_AMOUNT = 10**15  # minor units; far above any sale, below JavaScript's 2**53
+MAX_QUANTITY = 1_000_000
+DEFAULT_CURRENCY = "NGN"
+DEFAULT_STATUS = "completed"
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer that must arrive as a JSON integer: ``"100"``, ``100.0`` and ``true`` are refused."""
+
+    default_error_messages = {"invalid": "Must be a JSON integer, not a string or a decimal."}
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A string that must arrive as a JSON string; numbers are not silently converted."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def _optional_text(max_length: int) -> StrictCharField:
+    return StrictCharField(required=False, default=None, allow_null=True, allow_blank=True, max_length=max_length)
+
+
+class ItemSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=200)
+    quantity = StrictIntegerField(min_value=1, max_value=MAX_QUANTITY)
+    unit_price = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    total_price = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    sku = _optional_text(64)
+
+
+class SaleSerializer(serializers.Serializer):
+    token = _optional_text(64)
+    short_code = _optional_text(6)
+    merchant_string_id = StrictCharField(max_length=64)
+    merchant_name = _optional_text(200)
+    merchant_logo = _optional_text(500)
+    accent_color = _optional_text(7)
+    total_amount = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    currency = _optional_text(3)
+    transaction_date = _optional_text(40)
+    items = ItemSerializer(many=True, allow_empty=False, max_length=MAX_ITEMS)
+    category = _optional_text(100)
+    payment_method = _optional_text(50)
+    location = _optional_text(200)
+    status = _optional_text(32)
+    customer_email = _optional_text(254)
+    customer_phone = _optional_text(40)
+
+    def validate_token(self, value):
+        if value and not TOKEN_RE.match(value):
+            raise serializers.ValidationError("Must be 8 to 64 letters, digits, '_' or '-'.")
+        return value or None
+
+    def validate_short_code(self, value):
+        code = (value or "").strip().upper()
+        if code and not SHORT_CODE_RE.match(code):
+            raise serializers.ValidationError("Must be 6 letters or digits.")
+        return code or None
+
+    def validate_merchant_string_id(self, value):
+        try:
+            string_id_validator(value)
+        except Exception as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        return value
+
+    def validate_merchant_logo(self, value):
+        if value and not re.match(r"^https?://[^\s/]+\S*$", value, re.IGNORECASE):
+            raise serializers.ValidationError("Must be an http:// or https:// URL.")
+        return value or None
+
+    def validate_accent_color(self, value):
+        if not value:
+            return None
+        try:
+            return normalize_accent_color(value)
+        except ValueError:
+            raise serializers.ValidationError("Must be a hex colour like #1a2b3c or #abc.") from None
+
+    def validate_currency(self, value):
+        if not value:
+            return DEFAULT_CURRENCY
+        if not re.fullmatch(r"[A-Za-z]{3}", value):
+            raise serializers.ValidationError("Must be a 3-letter ISO 4217 code such as NGN.")
+        return value.upper()
+
+    def validate_transaction_date(self, value):
+        if not value:
+            return None
+        try:
+            parsed = parse_datetime(value.strip())
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise serializers.ValidationError("Must be an ISO 8601 date and time, e.g. 2026-11-22T10:15:00Z.")
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+
+    def validate_status(self, value):
+        return value.strip() if value and value.strip() else DEFAULT_STATUS
+
+    def validate_customer_email(self, value):
+        return _contact(normalize_email, value)
+
+    def validate_customer_phone(self, value):
+        return _contact(normalize_phone, value)
+
+    def to_internal_value(self, data):
+        values = super().to_internal_value(data)
+        for name in ("merchant_name", "category", "payment_method", "location"):
+            values[name] = values.get(name) or None
+        for item in values["items"]:
+            if not item.get("sku"):
+                item.pop("sku", None)
+        return values
+
+
+def validate_sale(data: object) -> dict:
+    """Return the validated, normalised sale with every optional field present.
+
+    ``token``, ``short_code`` and ``transaction_date`` are None when the POS did not send
+    them (the caller fills them in). Raises InvalidInput naming every bad field.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput("Input must be a JSON object")
+    serializer = SaleSerializer(data=data)
+    if not serializer.is_valid():
+        raise InvalidInput("; ".join(_flatten(serializer.errors)))
+    sale = dict(serializer.validated_data)
+    sale["items"] = [dict(item) for item in sale["items"]]
+    return sale
+
+
+def _contact(normalize, value):
+    if not value:
+        return None
+    try:
+        return normalize(value)
+    except ValueError as exc:
+        raise serializers.ValidationError(str(exc)) from None
+
+
+def sale_fingerprint(sale: dict) -> str:
+    """Return a digest of the sale's content; the short code is left out because the
+    service may have replaced it on a collision, and a replay still sends the original."""
+    content = {key: value for key, value in sale.items() if key != "short_code"}
+    encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), default=_json_default)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _json_default(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
+
+
+def _flatten(errors, prefix: str = ""):
+    """Yield ``field.path: message`` for a DRF error structure."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            if key == "non_field_errors":
+                name = prefix
+            elif isinstance(key, int):  # list errors keyed by position
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}" if prefix else key
+            yield from _flatten(value, name)
+    elif isinstance(errors, list):
+        if all(isinstance(error, str) for error in errors):
+            for error in errors:
+                message = str(error).rstrip(".")
+                yield f"{prefix}: {message}" if prefix else message
+        else:
+            for index, value in enumerate(errors):
+                if value:
+                    yield from _flatten(value, f"{prefix}[{index}]")

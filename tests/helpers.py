@@ -1,0 +1,6 @@
+def error_envelope(status: int, code: str, message: str, path: str | None) -> dict:
+    """The error body CONTRACT.md prescribes for every failed procedure call."""
+    data = {"code": code, "httpStatus": status}
+    if path is not None:
+        data["path"] = path
+    return {"error": {"message": message, "code": -32603, "data": data}}

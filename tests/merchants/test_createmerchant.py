@@ -1,0 +1,49 @@
+import pytest
+from django.core.management import CommandError, call_command
+
+from merchants.models import Merchant
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_a_merchant(capsys):
+    call_command(
+        "createmerchant",
+        "lagos-grill",
+        "--name",
+        "Lagos Grill",
+        "--logo",
+        "https://cdn.example.com/l.png",
+        "--accent-color",
+        "#ABC",
+        "--require-api-key",
+    )
+    merchant = Merchant.objects.get(string_id="lagos-grill")
+    assert (merchant.name, merchant.logo_url, merchant.accent_color) == (
+        "Lagos Grill",
+        "https://cdn.example.com/l.png",
+        "#aabbcc",
+    )
+    assert merchant.require_api_key is True
+    assert merchant.is_test is False
+    assert f"Created merchant lagos-grill (Lagos Grill), id {merchant.pk}" in capsys.readouterr().out
+
+
+def test_test_prefixed_merchants_are_test_merchants():
+    call_command("createmerchant", "test-kiosk", "--name", "Kiosk")
+    assert Merchant.objects.get(string_id="test-kiosk").is_test is True
+
+
+def test_it_refuses_a_bad_colour():
+    with pytest.raises(CommandError, match="--accent-color must be a hex colour like #1a2b3c or #abc"):
+        call_command("createmerchant", "shop", "--name", "Shop", "--accent-color", "red")
+
+
+def test_it_refuses_a_duplicate_id(merchant):
+    with pytest.raises(CommandError, match="string_id: Merchant with this Merchant id already exists."):
+        call_command("createmerchant", merchant.string_id, "--name", "Again")
+
+
+def test_it_refuses_a_bad_id():
+    with pytest.raises(CommandError, match="string_id: Use 1 to 64 letters"):
+        call_command("createmerchant", "has space", "--name", "Shop")

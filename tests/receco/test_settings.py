@@ -1,0 +1,70 @@
+"""Bad configuration fails at start with a message naming the variable."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_settings(**env) -> subprocess.CompletedProcess:
+    clean = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
+    clean.pop("DATABASE_URL", None)
+    clean.pop("REDIS_URL", None)
+    return subprocess.run(
+        [sys.executable, "-c", "import receco.settings"],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_defaults_load_when_debugging():
+    assert _load_settings(DJANGO_DEBUG="1").returncode == 0
+
+
+def test_a_secret_key_is_required_without_debug():
+    result = _load_settings()
+    assert result.returncode == 1
+    assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG must be true or false (1/0, yes/no), not 'maybe'"),
+        ({"DATABASE_URL": "mysql://root@localhost/receco"}, "DATABASE_URL must be a sqlite:// or postgres:// URL"),
+        ({"DATABASE_URL": "nonsense"}, "DATABASE_URL is not a usable database URL"),
+        ({"DATABASE_CONN_MAX_AGE": "ten"}, "DATABASE_CONN_MAX_AGE must be a whole number, not 'ten'"),
+        ({"REDIS_URL": "localhost:6379"}, "REDIS_URL must start with redis://, rediss:// or unix://"),
+        ({"RECECO_WEB_URL": "receipts.example.com"}, "RECECO_WEB_URL must be an absolute URL starting with http://"),
+        ({"RECECO_MAX_BODY_BYTES": "10"}, "RECECO_MAX_BODY_BYTES must be at least 1024, not 10"),
+        ({"RECECO_PHONE_REGION": "XX"}, "RECECO_PHONE_REGION must be a two-letter region code"),
+    ],
+)
+def test_bad_values_name_the_variable(env, message):
+    result = _load_settings(DJANGO_SECRET_KEY="x" * 50, **env)
+    assert result.returncode == 1
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_postgres_urls_use_persistent_checked_connections():
+    code = (
+        "import receco.settings as s; d = s.DATABASES['default'];"
+        "print(d['ENGINE'], d['NAME'], d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS'])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_DEBUG": "1", "DATABASE_URL": "postgres://app@db.internal:5432/receco"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == ["django.db.backends.postgresql", "receco", "600", "True"]

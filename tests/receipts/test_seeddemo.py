@@ -1,0 +1,17 @@
+import pytest
+from django.core.management import call_command
+
+from receipts.models import Receipt
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_the_demo_once_and_prints_a_working_example(capsys, api):
+    call_command("seeddemo")
+    call_command("seeddemo")
+    receipt = Receipt.objects.get()
+    assert receipt.short_code == "DEMO42"
+    out = capsys.readouterr().out
+    assert "https://receipts.example.test/api/trpc/getReceipt?input=%7B%22token%22%3A%22DEMO42%22%7D" in out
+    status, _ = api.get("getReceipt", {"token": "DEMO42"})
+    assert status == 200
