@@ -24,7 +24,6 @@ class Command(BaseCommand):
                 "merchant_string_id": DEMO_MERCHANT,
                 "total_amount": 130000,
                 "currency": "NGN",
-                "transaction_date": "2026-11-22T10:15:00Z",
                 "items": [
                     {"name": "Jollof rice (plate)", "quantity": 2, "unit_price": 50000, "total_price": 100000},
                     {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
