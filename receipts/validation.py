@@ -9,6 +9,7 @@ import json
 import re
 from datetime import UTC, datetime
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
@@ -93,7 +94,7 @@ class SaleSerializer(serializers.Serializer):
     def validate_merchant_string_id(self, value):
         try:
             string_id_validator(value)
-        except Exception as exc:
+        except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.messages) from None
         return value
 
