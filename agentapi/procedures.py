@@ -1,11 +1,12 @@
-"""The three procedures POS integrations call. Each reads: parse input, call the
-receipts app, return data; errors are raised and turned into envelopes by the router."""
+"""The three procedures POS integrations call. Each reads: parse input, check who may do
+it, call the receipts app, return data; errors are raised and turned into envelopes by
+the router, which has already authenticated the caller and counted the call."""
 
 from agentapi.registry import Call, mutation, query
+from merchants.access import authorize_merchant, authorize_merchant_id, may_see_contact, receipt_for
 from receco.errors import InvalidInput
 from receipts.contacts import attach_contact, clean_contact
 from receipts.creation import create_receipt, merchant_for_sale
-from receipts.lookup import find_receipt
 from receipts.representation import receipt_data
 from receipts.validation import validate_sale
 
@@ -24,15 +25,17 @@ def _token(values: dict):
 
 @query("getReceipt")
 def get_receipt(call: Call) -> dict:
-    receipt = find_receipt(_token(_object_input(call)))
-    return receipt_data(receipt)
+    receipt = receipt_for(call.caller, _token(_object_input(call)))
+    return receipt_data(receipt, reveal_contact=may_see_contact(call.caller, receipt))
 
 
 @mutation("createReceiptFromPOS")
 def create_receipt_from_pos(call: Call) -> dict:
     sale = validate_sale(call.input)
+    authorize_merchant_id(call.caller, sale["merchant_string_id"])
     merchant = merchant_for_sale(sale)
-    receipt, _ = create_receipt(merchant, sale)
+    authorize_merchant(call.caller, merchant)
+    receipt, _ = create_receipt(merchant, sale, livemode=call.caller.livemode)
     return {
         "id": receipt.pk,
         "token": receipt.token,
@@ -46,6 +49,6 @@ def update_receipt_contact(call: Call) -> dict:
     values = _object_input(call)
     token = _token(values)
     email, phone = clean_contact(values.get("email"), values.get("phone"))
-    receipt = find_receipt(token)
+    receipt = receipt_for(call.caller, token)
     attach_contact(receipt, email, phone)
     return {"success": True}

@@ -6,14 +6,18 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from merchants.access import Caller
+
 
 @dataclass(frozen=True)
 class Call:
-    """One procedure call: the HTTP request it arrived in and its parsed input."""
+    """One procedure call: the HTTP request it arrived in, its parsed input, and who
+    made it (authenticated once per HTTP request by the router)."""
 
     request: HttpRequest
     path: str
     input: Any
+    caller: Caller
 
 
 @dataclass(frozen=True)

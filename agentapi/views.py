@@ -7,6 +7,7 @@ JSON array in call order, 207 when the statuses differ.
 """
 
 import logging
+from typing import NamedTuple
 
 import orjson
 from django.conf import settings
@@ -18,6 +19,8 @@ from agentapi import procedures  # noqa: F401  (registers the procedures)
 from agentapi.envelopes import failure, success
 from agentapi.errors import ProcedureError
 from agentapi.registry import PROCEDURES, Call
+from merchants.access import Caller, admit, identify
+from merchants.ratelimits import RateLimitExceeded, RateState, client_ip
 from receco.errors import ReceiptError
 
 logger = logging.getLogger(__name__)
@@ -26,22 +29,39 @@ _MISSING = object()
 API_PREFIX = "/api/trpc/"
 
 
+class Outcome(NamedTuple):
+    body: dict
+    status: int
+    retry_after: int | None
+    limits: RateState | None  # where a live key stands, for the RateLimit headers
+
+
 @csrf_exempt
 def trpc(request: HttpRequest, path: str) -> HttpResponse:
     names = path.split(",")
     batch = request.GET.get("batch") in ("1", "true")
+    caller = _identify(request)
     try:
         inputs = _read_inputs(request, batch, len(names))
     except ProcedureError as error:
         inputs = [error] * len(names)
     if not batch:
-        body, status, retry_after = _run(request, names[0] if len(names) == 1 else path, inputs[0])
-        return _respond(body, status, retry_after)
-    results = [_run(request, name, value) for name, value in zip(names, inputs, strict=True)]
-    statuses = {status for _, status, _ in results}
+        outcome = _run(request, caller, names[0] if len(names) == 1 else path, inputs[0])
+        return _respond(outcome.body, outcome.status, outcome.retry_after, outcome.limits)
+    results = [_run(request, caller, name, value) for name, value in zip(names, inputs, strict=True)]
+    statuses = {outcome.status for outcome in results}
     status = statuses.pop() if len(statuses) == 1 else 207
-    retry_after = max((seconds for _, _, seconds in results if seconds), default=None)
-    return _respond([body for body, _, _ in results], status, retry_after)
+    retry_after = max((outcome.retry_after for outcome in results if outcome.retry_after), default=None)
+    limits = next((outcome.limits for outcome in reversed(results) if outcome.limits), None)
+    return _respond([outcome.body for outcome in results], status, retry_after, limits)
+
+
+def _identify(request: HttpRequest) -> Caller | ReceiptError:
+    """Authenticate once per HTTP request; a failure fails each call in it."""
+    try:
+        return identify(request.headers.get("Authorization"), client_ip(request))
+    except ReceiptError as exc:
+        return exc
 
 
 def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
@@ -80,11 +100,10 @@ def _read_body(request: HttpRequest) -> str:
         raise ProcedureError("INVALID_INPUT", "The request body is not UTF-8 text") from None
 
 
-def _run(request: HttpRequest, name: str, value) -> tuple[dict, int, int | None]:
-    """Call one procedure; return its envelope, HTTP status and Retry-After seconds."""
+def _run(request: HttpRequest, caller: Caller | ReceiptError, name: str, value) -> Outcome:
+    """Call one procedure: check the address, then who calls and their limits, then the input."""
+    limits = None
     try:
-        if isinstance(value, ProcedureError):
-            raise value
         procedure = PROCEDURES.get(name)
         if procedure is None:
             raise ProcedureError("NOT_FOUND", f'No procedure named "{name}"')
@@ -93,8 +112,17 @@ def _run(request: HttpRequest, name: str, value) -> tuple[dict, int, int | None]
                 "METHOD_NOT_SUPPORTED",
                 f"{name} is a {procedure.kind}: call it with {procedure.method}, not {request.method}",
             )
-        data = procedure.func(Call(request, name, None if value is _MISSING else value))
-        return success(data), 200, None
+        if isinstance(caller, ReceiptError):
+            raise caller
+        try:
+            limits = admit(caller)
+        except RateLimitExceeded as exc:
+            limits = exc.state
+            raise
+        if isinstance(value, ProcedureError):
+            raise value
+        data = procedure.func(Call(request, name, None if value is _MISSING else value, caller))
+        return Outcome(success(data), 200, None, limits)
     except ReceiptError as exc:
         error = ProcedureError.from_domain(exc)
     except ProcedureError as exc:
@@ -103,7 +131,7 @@ def _run(request: HttpRequest, name: str, value) -> tuple[dict, int, int | None]
         logger.exception("Unexpected error in procedure %s", name)
         detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""
         error = ProcedureError("INTERNAL_SERVER_ERROR", f"Internal server error{detail}")
-    return failure(error, name), error.http_status, error.retry_after
+    return Outcome(failure(error, name), error.http_status, error.retry_after, limits)
 
 
 def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
@@ -111,10 +139,13 @@ def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
     return _respond(failure(error, path), error.http_status, error.retry_after)
 
 
-def _respond(body, status: int, retry_after: int | None) -> HttpResponse:
+def _respond(body, status: int, retry_after: int | None, limits: RateState | None = None) -> HttpResponse:
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after:
         response["Retry-After"] = str(retry_after)
+    if limits is not None:
+        for header, value in limits.headers().items():
+            response[header] = value
     if status == 405:
         response["Allow"] = "GET, POST"
     return response

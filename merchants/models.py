@@ -1,5 +1,9 @@
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
 
@@ -71,3 +75,142 @@ class Merchant(models.Model):
     @property
     def is_suspended(self) -> bool:
         return self.status == self.Status.SUSPENDED
+
+    def set_suspended(self, suspended: bool) -> bool:
+        """Suspend (or reactivate) the merchant; return whether anything changed.
+
+        A suspended merchant's keys answer 403 and no new receipts are accepted for it;
+        customers can still read the receipts they already hold.
+        """
+        status = self.Status.SUSPENDED if suspended else self.Status.ACTIVE
+        if self.status == status:
+            return False
+        self.status = status
+        self.save(update_fields=["status", "updated_at"])
+        return True
+
+
+class MembershipQuerySet(models.QuerySet):
+    def merchant_ids_for(self, user, *, roles: tuple[str, ...] | None = None) -> list[int]:
+        """Return the ids of the merchants ``user`` acts for (optionally only in ``roles``)."""
+        memberships = self.filter(user=user)
+        if roles is not None:
+            memberships = memberships.filter(role__in=roles)
+        return list(memberships.values_list("merchant_id", flat=True))
+
+
+class MerchantMembership(models.Model):
+    """A staff user acting for a merchant in the admin dashboard.
+
+    Owners manage the merchant's settings and API keys; members only look (keys,
+    receipts, usage). Suspending a merchant is for superusers (the operator) alone.
+    """
+
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        MEMBER = "member", "Member"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # Also the index of merchant_ids_for(): every admin page of a staff user.
+            models.UniqueConstraint(fields=["user", "merchant"], name="membership_user_merchant_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} – {self.merchant.string_id} ({self.get_role_display()})"
+
+
+class ApiKey(models.Model):
+    """A merchant's API key. Only the public lookup id and a digest are stored; the key
+    itself is shown once when it is made (merchants.keys) and can never be seen again."""
+
+    class Type(models.TextChoices):
+        TEST = "test", "Test"
+        LIVE = "live", "Live"
+
+    class State(models.TextChoices):
+        ACTIVE = "active", "Active"
+        EXPIRING = "expiring", "Expiring (rotated)"
+        EXPIRED = "expired", "Expired"
+        REVOKED = "revoked", "Revoked"
+
+    # Keys older than this are flagged "rotation due" (spec 5: rotate every 90 days).
+    ROTATION_PERIOD = timedelta(days=90)
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="api_keys")
+    type = models.CharField(max_length=4, choices=Type.choices)
+    name = models.CharField(max_length=100, blank=True, help_text="What uses this key, e.g. “Till 3, Lekki”.")
+    # The unique constraint is the index of authentication: one query per request.
+    lookup_id = models.CharField("public id", max_length=12, unique=True, editable=False)
+    digest = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField("last used", null=True, blank=True, editable=False)
+    expires_at = models.DateTimeField("expires", null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField("revoked", null=True, blank=True, editable=False)
+    rotated_to = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rotated_from", editable=False
+    )
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["-created_at"]
+        indexes = [
+            # The admin's key list of one merchant, newest first.
+            models.Index(fields=["merchant", "-created_at"], name="apikey_merchant_created"),
+        ]
+
+    def __str__(self) -> str:
+        label = self.name or f"{self.get_type_display()} key"
+        return f"{label} ({self.prefix}…)"
+
+    @property
+    def prefix(self) -> str:
+        """The visible start of the key, e.g. ``poslive_3kTq9ZxW1bNa``: safe to show and log."""
+        return f"pos{self.type}_{self.lookup_id}"
+
+    @property
+    def is_live(self) -> bool:
+        return self.type == self.Type.LIVE
+
+    def state(self, now: datetime | None = None) -> str:
+        now = now or timezone.now()
+        if self.revoked_at is not None:
+            return self.State.REVOKED
+        if self.expires_at is not None:
+            return self.State.EXPIRED if self.expires_at <= now else self.State.EXPIRING
+        return self.State.ACTIVE
+
+    def is_usable(self, now: datetime | None = None) -> bool:
+        return self.state(now) in (self.State.ACTIVE, self.State.EXPIRING)
+
+    def rotation_due(self, now: datetime | None = None) -> bool:
+        """True for an active key created more than ROTATION_PERIOD ago and not yet rotated."""
+        now = now or timezone.now()
+        return self.state(now) == self.State.ACTIVE and self.created_at <= now - self.ROTATION_PERIOD
+
+
+class KeyUsage(models.Model):
+    """Calls made with one API key on one UTC day, flushed from the cache counters
+    (merchants.usage) so that counting costs no database write per request."""
+
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="usage")
+    day = models.DateField()
+    requests = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "key usage"
+        verbose_name_plural = "key usage"
+        constraints = [
+            # Also the index of the flush's upsert and of the usage chart's range query.
+            models.UniqueConstraint(fields=["api_key", "day"], name="keyusage_key_day_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.api_key.prefix} {self.day}: {self.requests}"

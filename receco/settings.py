@@ -5,6 +5,7 @@ local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
 DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL.
 """
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -177,3 +178,45 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
     },
 }
+
+# --- Merchants, API keys and rate limits (issue 3; README "Merchants, API keys and the admin") ---
+INSTALLED_APPS += ["django_ratelimit"]
+
+# Server secret of the API key digests (HMAC-SHA256). Unset: derived from SECRET_KEY, so
+# changing DJANGO_SECRET_KEY then invalidates every API key; set this to decouple them.
+RECECO_API_KEY_SECRET = envstr("RECECO_API_KEY_SECRET")
+
+
+def _rates(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list of django-ratelimit rates such as ``1000/m,100/s``."""
+    rates = envlist(name, default)
+    for rate in rates:
+        if not re.fullmatch(r"[1-9]\d*/([1-9]\d*)?[smhd]", rate):
+            raise ImproperlyConfigured(f"{name} must be rates such as 1000/m,100/s or 30/5m, not {rate!r}")
+    if not rates:
+        raise ImproperlyConfigured(f"{name} must name at least one rate such as 600/m")
+    return rates
+
+
+# Per live key (spec 8: 1000 a minute, bursts of 100 a second); test keys are not limited.
+RECECO_RATELIMIT_LIVE_KEY = _rates("RECECO_RATELIMIT_LIVE_KEY", ["1000/m", "100/s"])
+# Per client address, for calls without a key (and with a key that fails).
+RECECO_RATELIMIT_ANONYMOUS = _rates("RECECO_RATELIMIT_ANONYMOUS", ["600/m"])
+# Per key or address: look-ups that find nothing (or nothing the caller may have), so
+# that short codes cannot be enumerated.
+RECECO_RATELIMIT_FAILED_LOOKUPS = _rates("RECECO_RATELIMIT_FAILED_LOOKUPS", ["30/m"])[0]
+# How many proxies in front append to X-Forwarded-For. 0: the client address is
+# REMOTE_ADDR and X-Forwarded-For is ignored (anyone can write it).
+RECECO_TRUSTED_PROXY_COUNT = envint("RECECO_TRUSTED_PROXY_COUNT", 0)
+
+RATELIMIT_USE_CACHE = "default"
+# A counter that cannot be read lets the call through; merchants.sharedcache logs it.
+RATELIMIT_FAIL_OPEN = True
+if REDIS_URL:
+    # django-ratelimit's list of supported backends predates Django's own Redis backend,
+    # which is shared by every process and counts with Redis INCR: the warning is moot.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+elif DEBUG:
+    # Development runs one process, where local memory counts correctly. Without DEBUG
+    # the error stands: several workers would each keep their own counters.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]

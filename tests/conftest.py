@@ -99,3 +99,36 @@ def receipt_factory(merchant, sale):
         return create_receipt(merchant, validate_sale({**sale, **overrides}))[0]
 
     return make
+
+
+# --- Merchants, API keys and rate limits (issue 3) ---
+
+
+def _clear_test_cache():
+    """Empty the cache between tests: rate-limit and usage counters must not leak.
+
+    Local memory is this process's own. In Redis only the keys under this run's prefix
+    (tests/settings.py) are deleted, never the whole database.
+    """
+    from django.conf import settings
+    from django.core.cache import cache
+
+    if not settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
+        cache.clear()
+        return
+    client = cache._cache.get_client(write=True)
+    pattern = f"{settings.CACHES['default']['KEY_PREFIX']}:*"
+    names = list(client.scan_iter(match=pattern, count=1000))
+    if names:
+        client.delete(*names)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache():
+    from merchants import sharedcache
+
+    sharedcache.reset()
+    _clear_test_cache()
+    yield
+    sharedcache.reset()
+    _clear_test_cache()

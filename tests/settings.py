@@ -17,3 +17,12 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 # Serve static files straight from the apps, as in development: no collectstatic needed.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+
+# --- Merchants, API keys and rate limits (issue 3) ---
+# The suite runs in one process, where the local-memory cache counts rate limits
+# correctly; with REDIS_URL it runs on Redis, under a prefix of its own so that
+# clearing the test's counters never touches anything else in that database.
+if CACHES["default"]["BACKEND"].endswith("LocMemCache"):  # noqa: F405
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+else:
+    CACHES["default"]["KEY_PREFIX"] = f"receco-test-{os.getpid()}"  # noqa: F405

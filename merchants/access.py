@@ -1,0 +1,110 @@
+"""Who may do what through the API (CONTRACT.md, "Merchants, keys and who may do what").
+
+A Caller is whoever sent a request: an API key (with its merchant), or nobody known,
+counted by client address. The rules:
+
+- No key is fine, unless the merchant concerned has switched on "require API key" (401).
+- A key acts only for its own merchant: creating, reading or updating another
+  merchant's receipts is 403. A suspended merchant's key is 403 for everything.
+- Test keys make test receipts and reach only test receipts; live keys reach all of
+  their merchant's receipts.
+- Contact data is shown in full only to the owning merchant's key.
+"""
+
+from dataclasses import dataclass
+
+from merchants import ratelimits, usage
+from merchants.keys import authenticate
+from merchants.models import ApiKey, Merchant
+from receco.errors import Forbidden, NotFound, Unauthorized
+from receipts.codes import parse_reference
+from receipts.lookup import RECEIPT_NOT_FOUND
+from receipts.models import Receipt
+
+KEY_REQUIRED = "API key required for this merchant"
+OTHER_MERCHANTS_KEY = "API key belongs to another merchant"
+TEST_KEY_ON_LIVE_RECEIPT = "A test key cannot access live receipts: use a live key"
+
+
+@dataclass(frozen=True)
+class Caller:
+    ip: str
+    key: ApiKey | None = None
+
+    @property
+    def livemode(self) -> bool:
+        """Whether receipts this caller creates are live (a merchant's test flag aside)."""
+        return self.key is None or self.key.is_live
+
+
+def identify(authorization: str | None, ip: str) -> Caller:
+    """Return the caller an Authorization header and client address make.
+
+    Raises Unauthorized (bad key), Forbidden (suspended merchant), or RateLimited when
+    the address has sent too many requests without a usable key.
+    """
+    try:
+        key = authenticate(authorization)
+    except Unauthorized:
+        # A failed key counts against the address like any call without a key, so keys
+        # cannot be guessed faster than anonymous callers may call.
+        ratelimits.charge(Caller(ip))
+        raise
+    if key is not None:
+        usage.note_key_used(key)
+    return Caller(ip, key)
+
+
+def admit(caller: Caller) -> ratelimits.RateState | None:
+    """Count one procedure call: rate limits (raises RateLimited) and key usage."""
+    state = ratelimits.charge(caller)
+    if caller.key is not None:
+        usage.count_call(caller.key)
+    return state
+
+
+def authorize_merchant_id(caller: Caller, string_id: str) -> None:
+    """Refuse (Forbidden) a key that names another merchant, before anything is looked up."""
+    if caller.key is not None and caller.key.merchant.string_id != string_id:
+        raise Forbidden(OTHER_MERCHANTS_KEY)
+
+
+def authorize_merchant(caller: Caller, merchant: Merchant) -> None:
+    """Raise Forbidden for another merchant's key, Unauthorized when a required key is missing."""
+    if caller.key is None:
+        if merchant.require_api_key:
+            raise Unauthorized(KEY_REQUIRED)
+    elif caller.key.merchant_id != merchant.pk:
+        raise Forbidden(OTHER_MERCHANTS_KEY)
+
+
+def _authorize_receipt(caller: Caller, receipt: Receipt) -> None:
+    authorize_merchant(caller, receipt.merchant)
+    if caller.key is not None and not caller.key.is_live and receipt.livemode:
+        raise Forbidden(TEST_KEY_ON_LIVE_RECEIPT)
+
+
+def receipt_for(caller: Caller, raw_reference: object) -> Receipt:
+    """Return the receipt a token or short code names, if ``caller`` may have it.
+
+    One indexed query (the merchant joined). A reference that gives the caller nothing
+    (no such receipt, or not theirs) counts as a failed look-up; too many of them raise
+    RateLimited. Raises InvalidInput, NotFound, Unauthorized or Forbidden.
+    """
+    reference = parse_reference(raw_reference)
+    ratelimits.check_lookup_budget(caller)
+    try:
+        try:
+            receipt = Receipt.objects.select_related("merchant").by_reference(reference)
+        except Receipt.DoesNotExist:
+            raise NotFound(RECEIPT_NOT_FOUND) from None
+        _authorize_receipt(caller, receipt)
+    except (NotFound, Unauthorized, Forbidden):
+        ratelimits.record_failed_lookup(caller)
+        raise
+    return receipt
+
+
+def may_see_contact(caller: Caller, receipt: Receipt) -> bool:
+    """Only the owning merchant's key sees customer contact data unmasked."""
+    return caller.key is not None and caller.key.merchant_id == receipt.merchant_id

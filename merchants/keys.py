@@ -1,0 +1,225 @@
+"""API keys: format, digest, issue, rotation, revocation and authentication.
+
+A key is ``postest_`` or ``poslive_``, then 12 characters of public lookup id, 32 of
+secret and 6 of checksum, all base62, 58 characters in all::
+
+    poslive_3kTq9ZxW1bNa  Xk2…(32)…  0aZ9Qc
+    └ prefix (shown) ───┘ └ secret ┘  └ CRC32 of everything before it
+
+The secret carries 190 random bits. The checksum lets a mistyped or invented key be
+refused before any database look-up (and lets secret scanners recognise real keys).
+Only the lookup id and an HMAC-SHA256 digest of the whole key are stored; a request's
+key is found by the indexed lookup id and compared in constant time. Keys are random
+and long, so a fast keyed digest is as safe as a slow password hash and costs
+microseconds instead of hundreds of milliseconds per request.
+"""
+
+import hmac
+import re
+import secrets
+import string
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+
+from merchants.models import ApiKey, Merchant
+from receco.errors import Forbidden, Unauthorized
+
+BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+LOOKUP_LENGTH = 12
+SECRET_LENGTH = 32
+CHECKSUM_LENGTH = 6
+KEY_RE = re.compile(
+    rf"^pos(?P<type>test|live)_(?P<lookup>[0-9A-Za-z]{{{LOOKUP_LENGTH}}})"
+    rf"[0-9A-Za-z]{{{SECRET_LENGTH}}}(?P<checksum>[0-9A-Za-z]{{{CHECKSUM_LENGTH}}})$"
+)
+PREFIX_RE = re.compile(rf"^pos(?P<type>test|live)_(?P<lookup>[0-9A-Za-z]{{{LOOKUP_LENGTH}}})$")
+
+# What public SDKs send when their key setting is empty: `Bearer ${apiKey}` with an
+# undefined or null key. None of them can be a key, so they mean "no key", not a bad one.
+NO_KEY_PLACEHOLDERS = {"", "undefined", "null"}
+
+MAX_GRACE = timedelta(days=30)
+DEFAULT_GRACE = timedelta(hours=24)
+
+MALFORMED_KEY = "Malformed API key: expected 'Authorization: Bearer postest_…' or 'poslive_…'"
+UNSUPPORTED_SCHEME = "Unsupported Authorization scheme: send 'Authorization: Bearer <API key>'"
+INVALID_KEY = "Invalid API key"
+REVOKED_KEY = "API key has been revoked"
+EXPIRED_KEY = "API key has expired"
+MERCHANT_SUSPENDED = "Merchant account is suspended"
+
+
+class KeyStateError(ValueError):
+    """The key is in no state for this operation (rotating a revoked key, ...)."""
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A freshly made key: the stored record and the full key, which exists only here."""
+
+    api_key: ApiKey
+    key: str
+
+
+def _base62(number: int, width: int) -> str:
+    digits = []
+    while number:
+        number, rest = divmod(number, 62)
+        digits.append(BASE62[rest])
+    return "".join(reversed(digits)).rjust(width, BASE62[0])
+
+
+def _checksum(body: str) -> str:
+    return _base62(zlib.crc32(body.encode()), CHECKSUM_LENGTH)
+
+
+def _random(length: int) -> str:
+    return "".join(secrets.choice(BASE62) for _ in range(length))
+
+
+def generate_key(key_type: str) -> str:
+    """Return a new random key string of ``key_type`` ("test" or "live")."""
+    body = f"pos{key_type}_{_random(LOOKUP_LENGTH)}{_random(SECRET_LENGTH)}"
+    return body + _checksum(body)
+
+
+def well_formed(key: str) -> re.Match | None:
+    """Return the parsed key if it has the format and a correct checksum, else None."""
+    match = KEY_RE.match(key)
+    if match is None or not hmac.compare_digest(match["checksum"], _checksum(key[:-CHECKSUM_LENGTH])):
+        return None
+    return match
+
+
+def key_digest(key: str) -> str:
+    """HMAC-SHA256 of the whole key under RECECO_API_KEY_SECRET (by default SECRET_KEY)."""
+    secret = settings.RECECO_API_KEY_SECRET or settings.SECRET_KEY
+    return salted_hmac("receco.merchants.ApiKey", key, secret=secret, algorithm="sha256").hexdigest()
+
+
+def issue_key(merchant: Merchant, key_type: str, name: str = "") -> IssuedKey:
+    """Make and store a new key for ``merchant``; the returned ``key`` is its only copy."""
+    if key_type not in ApiKey.Type.values:
+        raise ValueError(f"key type must be test or live, not {key_type!r}")
+    for _ in range(5):
+        key = generate_key(key_type)
+        try:
+            with transaction.atomic():
+                api_key = ApiKey.objects.create(
+                    merchant=merchant,
+                    type=key_type,
+                    name=name,
+                    lookup_id=KEY_RE.match(key)["lookup"],
+                    digest=key_digest(key),
+                )
+        except IntegrityError:  # a lookup id drawn twice in 62**12: draw again
+            continue
+        return IssuedKey(api_key, key)
+    raise RuntimeError("could not draw a free key lookup id")
+
+
+def parse_grace(text: str) -> timedelta:
+    """Read a grace period such as ``24h``, ``30m``, ``2d``, ``90s`` or ``0``.
+
+    Raises ValueError saying what is accepted.
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*([smhd]?)\s*", text or "")
+    if match is None or (match[2] == "" and match[1] != "0"):
+        raise ValueError(f"grace must look like 24h, 30m, 2d or 0, not {text!r}")
+    seconds = int(match[1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 0}[match[2]]
+    grace = timedelta(seconds=seconds)
+    if grace > MAX_GRACE:
+        raise ValueError(f"grace must be at most {MAX_GRACE.days} days")
+    return grace
+
+
+def rotate_key(api_key: ApiKey, grace: timedelta = DEFAULT_GRACE, now: datetime | None = None) -> IssuedKey:
+    """Replace an active key: return a new key of the same merchant, type and name; the old
+    one keeps working for ``grace`` and then expires.
+
+    Raises KeyStateError if the key is revoked, expired or already rotated.
+    """
+    now = now or timezone.now()
+    if not timedelta(0) <= grace <= MAX_GRACE:
+        raise ValueError(f"grace must be between 0 and {MAX_GRACE.days} days")
+    with transaction.atomic():
+        old = ApiKey.objects.select_for_update().get(pk=api_key.pk)
+        state = old.state(now)
+        if state != ApiKey.State.ACTIVE:
+            raise KeyStateError(f"{old.prefix} is {ApiKey.State(state).label.lower()}: only active keys can be rotated")
+        issued = issue_key(old.merchant, old.type, old.name)
+        old.expires_at = now + grace
+        old.rotated_to = issued.api_key
+        old.save(update_fields=["expires_at", "rotated_to"])
+    api_key.expires_at, api_key.rotated_to = old.expires_at, old.rotated_to
+    return issued
+
+
+def revoke_key(api_key: ApiKey, now: datetime | None = None) -> bool:
+    """Revoke the key at once and for good; return False if it already was revoked."""
+    now = now or timezone.now()
+    changed = ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=now)
+    if changed:
+        api_key.revoked_at = now
+    return bool(changed)
+
+
+def find_key(key_or_prefix: str) -> ApiKey:
+    """Return the stored key named by a full key or by its prefix (``poslive_3kTq9ZxW1bNa``),
+    for operators' commands. Raises ApiKey.DoesNotExist or ValueError (neither form)."""
+    value = key_or_prefix.strip()
+    match = PREFIX_RE.match(value) or well_formed(value)
+    if match is None:
+        raise ValueError("give a full key or its prefix such as poslive_3kTq9ZxW1bNa")
+    api_key = ApiKey.objects.select_related("merchant").get(lookup_id=match["lookup"], type=match["type"])
+    if match.re is KEY_RE and not hmac.compare_digest(api_key.digest, key_digest(value)):
+        raise ApiKey.DoesNotExist
+    return api_key
+
+
+def key_from_header(authorization: str | None) -> str | None:
+    """Return the key an Authorization header carries, or None for no key.
+
+    ``Bearer <key>`` (any case) and a bare ``<key>`` are accepted; an empty bearer and
+    the SDKs' ``Bearer undefined``/``Bearer null`` count as no key. Raises Unauthorized
+    for another scheme such as ``Basic …``.
+    """
+    value = (authorization or "").strip()
+    scheme, _, rest = value.partition(" ")
+    if scheme.lower() == "bearer":
+        value = rest.strip()
+    elif rest:
+        raise Unauthorized(UNSUPPORTED_SCHEME)
+    return None if value in NO_KEY_PLACEHOLDERS else value
+
+
+def authenticate(authorization: str | None, now: datetime | None = None) -> ApiKey | None:
+    """Return the usable key an Authorization header carries (its merchant loaded), or None
+    when it carries none. One indexed query, none for a malformed key.
+
+    Raises Unauthorized for a malformed, unknown, revoked or expired key and Forbidden
+    for a key of a suspended merchant.
+    """
+    key = key_from_header(authorization)
+    if key is None:
+        return None
+    match = well_formed(key)
+    if match is None:
+        raise Unauthorized(MALFORMED_KEY)
+    api_key = ApiKey.objects.select_related("merchant").filter(lookup_id=match["lookup"]).first()
+    if api_key is None or api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):
+        raise Unauthorized(INVALID_KEY)
+    state = api_key.state(now)
+    if state == ApiKey.State.REVOKED:
+        raise Unauthorized(REVOKED_KEY)
+    if state == ApiKey.State.EXPIRED:
+        raise Unauthorized(EXPIRED_KEY)
+    if api_key.merchant.is_suspended:
+        raise Forbidden(MERCHANT_SUSPENDED)
+    return api_key

@@ -1,0 +1,161 @@
+"""Rate-limit policy (spec section 8, CONTRACT.md "Merchants, keys and who may do what").
+
+- Live keys: RECECO_RATELIMIT_LIVE_KEY per key (1000 a minute and 100 a second).
+- Test keys: not limited.
+- Callers without a key: RECECO_RATELIMIT_ANONYMOUS per client address.
+- Failed look-ups (a token or short code that names no receipt the caller may have):
+  RECECO_RATELIMIT_FAILED_LOOKUPS per key or address, so short codes cannot be enumerated.
+
+django-ratelimit counts in the shared cache (Redis in production), so the limits hold
+across every process and machine. If the cache is down the limits fail open.
+"""
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest
+from django_ratelimit.core import get_usage
+
+from merchants import sharedcache
+from receco.errors import RateLimited
+
+RATE_RE = re.compile(r"^(?P<limit>[1-9]\d*)/(?P<multiplier>[1-9]\d*)?(?P<unit>[smhd])$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_WINDOW_NAMES = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One limit: at most ``limit`` calls per ``window`` seconds."""
+
+    rate: str  # django-ratelimit's notation, e.g. "1000/m"
+    limit: int
+    window: int
+
+    @classmethod
+    def parse(cls, rate: str) -> "Policy":
+        """Read ``1000/m``, ``100/s``, ``5000/h``, ``30/5m``; raise ValueError otherwise."""
+        match = RATE_RE.match(rate.strip())
+        if match is None:
+            raise ValueError(f"{rate!r} is not a rate such as 1000/m, 100/s or 30/5m")
+        window = int(match["multiplier"] or 1) * _UNIT_SECONDS[match["unit"]]
+        return cls(rate.strip(), int(match["limit"]), window)
+
+    @property
+    def name(self) -> str:
+        return _WINDOW_NAMES.get(self.window, f"{self.window}s")
+
+    def describe(self) -> str:
+        per = _WINDOW_NAMES.get(self.window, f"{self.window} seconds")
+        return f"{self.limit} per {per}"
+
+
+@dataclass(frozen=True)
+class Quota:
+    policy: Policy
+    remaining: int
+    reset: int  # seconds until the window ends
+
+
+@dataclass(frozen=True)
+class RateState:
+    """Where a caller stands against each of its policies after a call."""
+
+    quotas: tuple[Quota, ...]
+
+    def headers(self) -> dict[str, str]:
+        """RateLimit-Policy and RateLimit as in draft-ietf-httpapi-ratelimit-headers."""
+        policies = (f'"{q.policy.name}";q={q.policy.limit};w={q.policy.window}' for q in self.quotas)
+        states = (f'"{q.policy.name}";r={q.remaining};t={q.reset}' for q in self.quotas)
+        return {"RateLimit-Policy": ", ".join(policies), "RateLimit": ", ".join(states)}
+
+
+class RateLimitExceeded(RateLimited):
+    """A 429 that also says where the caller stands, for the RateLimit headers."""
+
+    def __init__(self, message: str, retry_after: int, state: RateState):
+        super().__init__(message, retry_after)
+        self.state = state
+
+
+def policies(setting: str) -> list[Policy]:
+    return [Policy.parse(rate) for rate in getattr(settings, setting)]
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The address limits count against: REMOTE_ADDR, or with RECECO_TRUSTED_PROXY_COUNT = N
+    proxies in front, the address the outermost of them saw (N-th from the right in
+    X-Forwarded-For). IPv6 addresses count per /64, which one subscriber usually holds."""
+    address = request.META.get("REMOTE_ADDR") or ""
+    hops = settings.RECECO_TRUSTED_PROXY_COUNT
+    if hops:
+        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [part for part in forwarded if part]
+        if len(forwarded) >= hops:
+            address = forwarded[-hops]
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
+    return str(ip)
+
+
+def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict | None:
+    def count():
+        return get_usage(None, group=group, key=lambda _g, _r: identity, rate=policy.rate, increment=increment)
+
+    return sharedcache.guarded("rate limiting", count, None)
+
+
+def charge(caller) -> RateState | None:
+    """Count one call of ``caller`` (a merchants.access.Caller) against its limits.
+
+    Returns where it stands (None when it is not limited: test keys, or the cache is
+    down). Raises RateLimitExceeded when a limit is exceeded.
+    """
+    key = caller.key
+    if key is not None and not key.is_live:
+        return None
+    if key is not None:
+        group, identity, setting = "receco.key", key.lookup_id, "RECECO_RATELIMIT_LIVE_KEY"
+        who = "for this API key"
+    else:
+        group, identity, setting = "receco.ip", caller.ip, "RECECO_RATELIMIT_ANONYMOUS"
+        who = "from one address without an API key"
+    quotas, exceeded = [], None
+    for policy in policies(setting):
+        usage = _usage(group, identity, policy, increment=True)
+        if usage is None:
+            return None
+        reset = max(1, usage["time_left"])
+        quotas.append(Quota(policy, max(0, usage["limit"] - usage["count"]), reset))
+        if usage["should_limit"] and exceeded is None:
+            exceeded = (policy, reset)
+    state = RateState(tuple(quotas))
+    if exceeded is not None:
+        policy, reset = exceeded
+        raise RateLimitExceeded(f"Rate limit exceeded: at most {policy.describe()} {who}", reset, state)
+    return state
+
+
+def _lookup_identity(caller) -> str:
+    return f"key:{caller.key.lookup_id}" if caller.key is not None else f"ip:{caller.ip}"
+
+
+def check_lookup_budget(caller) -> None:
+    """Raise RateLimited if ``caller`` has used up its failed look-ups for now."""
+    policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
+    usage = _usage("receco.failed-lookups", _lookup_identity(caller), policy, increment=False)
+    if usage is not None and usage["count"] >= usage["limit"]:
+        raise RateLimited(
+            f"Too many failed look-ups: at most {policy.describe()}; try again later", max(1, usage["time_left"])
+        )
+
+
+def record_failed_lookup(caller) -> None:
+    policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
+    _usage("receco.failed-lookups", _lookup_identity(caller), policy, increment=True)

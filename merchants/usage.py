@@ -1,0 +1,150 @@
+"""Tracking API key use without a database write per request.
+
+- ``last_used_at`` is written at most once a minute per key.
+- Calls are counted per key and UTC day in the shared cache; ``flush_usage`` (the
+  ``flushusage`` command, run every few minutes in production) moves the counts into
+  KeyUsage rows. The usage page adds what is still waiting in the cache.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from merchants import sharedcache
+from merchants.models import ApiKey, KeyUsage, Merchant
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+# Counters are kept this many days, so a flush that did not run for a while loses nothing.
+COUNTER_DAYS = 7
+
+
+def _counter(key_id: int, day: date) -> str:
+    return f"usage:key:{key_id}:{day.isoformat()}"
+
+
+def _today(now: datetime) -> date:
+    return now.astimezone(UTC).date()
+
+
+def note_key_used(api_key: ApiKey, now: datetime | None = None) -> None:
+    """Set ``last_used_at``, unless it was set less than a minute ago."""
+    now = now or timezone.now()
+    if api_key.last_used_at is not None and now - api_key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
+    # The condition keeps concurrent processes from all writing in the same minute.
+    ApiKey.objects.filter(stale, pk=api_key.pk).update(last_used_at=now)
+    api_key.last_used_at = now
+
+
+def count_call(api_key: ApiKey, now: datetime | None = None) -> None:
+    """Add one call to the key's counter for today (in the cache; lost if it is down)."""
+    name = _counter(api_key.pk, _today(now or timezone.now()))
+    sharedcache.guarded("usage counting", lambda: _increment(name), None)
+
+
+def _increment(name: str) -> None:
+    try:
+        cache.incr(name)
+    except ValueError:  # no counter yet today
+        if not cache.add(name, 1, timeout=COUNTER_DAYS * 86400):
+            cache.incr(name)  # another process created it first
+
+
+def _counter_names(key_ids, days) -> dict[str, tuple[int, date]]:
+    return {_counter(key_id, day): (key_id, day) for key_id in key_ids for day in days}
+
+
+def _recent_days(now: datetime, count: int) -> list[date]:
+    today = _today(now)
+    return [today - timedelta(days=offset) for offset in range(count - 1, -1, -1)]
+
+
+def flush_usage(now: datetime | None = None) -> int:
+    """Move the cached call counts of recently used keys into KeyUsage; return how many calls.
+
+    Each counter is claimed by an atomic decrement before its count is added to the
+    table, so calls counted meanwhile stay for the next flush and two flushes running
+    at once never count a call twice. Raises if the cache is unreachable.
+    """
+    now = now or timezone.now()
+    since = now - timedelta(days=COUNTER_DAYS)
+    key_ids = ApiKey.objects.filter(last_used_at__gte=since).values_list("pk", flat=True)
+    names = _counter_names(list(key_ids), _recent_days(now, COUNTER_DAYS))
+    moved = 0
+    for name, count in cache.get_many(list(names)).items():
+        if not count:
+            continue
+        key_id, day = names[name]
+        cache.decr(name, count)
+        try:
+            with transaction.atomic():
+                row, _ = KeyUsage.objects.get_or_create(api_key_id=key_id, day=day)
+                KeyUsage.objects.filter(pk=row.pk).update(requests=F("requests") + count)
+        except Exception:
+            cache.incr(name, count)  # give the claim back for the next flush
+            raise
+        moved += count
+    return moved
+
+
+@dataclass(frozen=True)
+class KeySeries:
+    api_key: ApiKey
+    counts: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    days: list[date]
+    keys: list[KeySeries]  # every key with calls in the period
+    receipts: list[int]  # receipts created per day
+
+    @property
+    def calls(self) -> list[int]:
+        return [sum(series.counts[index] for series in self.keys) for index in range(len(self.days))]
+
+
+def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None) -> UsageReport:
+    """Calls per key per day and receipts per day of ``merchant`` over the last ``days``
+    UTC days, today included (with the calls not flushed yet)."""
+    from receipts.models import Receipt  # receipts depends on merchants, not the reverse
+
+    now = now or timezone.now()
+    period = _recent_days(now, days)
+    index = {day: position for position, day in enumerate(period)}
+    keys = {key.pk: key for key in ApiKey.objects.filter(merchant=merchant)}
+    counts = {key_id: [0] * days for key_id in keys}
+    for row in KeyUsage.objects.filter(api_key__merchant=merchant, day__gte=period[0]):
+        counts[row.api_key_id][index[row.day]] += row.requests
+    names = _counter_names(list(keys), period[-COUNTER_DAYS:])
+    pending = sharedcache.guarded("usage report", lambda: cache.get_many(list(names)), {})
+    for name, count in pending.items():
+        key_id, day = names[name]
+        counts[key_id][index[day]] += count or 0
+
+    receipts = [0] * days
+    start = datetime.combine(period[0], time.min, tzinfo=UTC)
+    per_day = (
+        Receipt.objects.filter(merchant=merchant, created_at__gte=start)
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .order_by()
+        .values("day")
+        .annotate(count=Count("id"))
+    )
+    for row in per_day:
+        if row["day"] in index:
+            receipts[index[row["day"]]] = row["count"]
+
+    series = [KeySeries(keys[key_id], values) for key_id, values in counts.items() if any(values)]
+    series.sort(key=lambda item: item.api_key.created_at)
+    return UsageReport(period, series, receipts)
