@@ -103,25 +103,28 @@ def key_digest(key: str) -> str:
     return salted_hmac("receco.merchants.ApiKey", key, secret=secret, algorithm="sha256").hexdigest()
 
 
-def issue_key(merchant: Merchant, key_type: str, name: str = "") -> IssuedKey:
-    """Make and store a new key for ``merchant``; the returned ``key`` is its only copy."""
-    if key_type not in ApiKey.Type.values:
-        raise ValueError(f"key type must be test or live, not {key_type!r}")
+def save_new_key(api_key: ApiKey) -> str:
+    """Give an unsaved ApiKey (merchant, type and name set) a fresh key and store it;
+    return the key, whose only copy this is."""
+    if api_key.type not in ApiKey.Type.values:
+        raise ValueError(f"key type must be test or live, not {api_key.type!r}")
     for _ in range(5):
-        key = generate_key(key_type)
+        key = generate_key(api_key.type)
+        api_key.lookup_id = KEY_RE.match(key)["lookup"]
+        api_key.digest = key_digest(key)
         try:
             with transaction.atomic():
-                api_key = ApiKey.objects.create(
-                    merchant=merchant,
-                    type=key_type,
-                    name=name,
-                    lookup_id=KEY_RE.match(key)["lookup"],
-                    digest=key_digest(key),
-                )
+                api_key.save()
         except IntegrityError:  # a lookup id drawn twice in 62**12: draw again
             continue
-        return IssuedKey(api_key, key)
+        return key
     raise RuntimeError("could not draw a free key lookup id")
+
+
+def issue_key(merchant: Merchant, key_type: str, name: str = "") -> IssuedKey:
+    """Make and store a new key for ``merchant``; the returned ``key`` is its only copy."""
+    api_key = ApiKey(merchant=merchant, type=key_type, name=name)
+    return IssuedKey(api_key, save_new_key(api_key))
 
 
 def parse_grace(text: str) -> timedelta:

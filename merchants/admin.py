@@ -1,0 +1,325 @@
+"""The merchant dashboard: merchants, API keys, usage and memberships in the Django admin.
+
+Every page is scoped by merchants.scoping: staff see their own merchants' rows only.
+Full API keys appear exactly once, in the response that made them, and are never
+stored, logged or put in a session or message.
+"""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from merchants import charts
+from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, save_new_key
+from merchants.models import ApiKey, Merchant, MerchantMembership
+from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
+from merchants.usage import usage_report
+
+GRACE_CHOICES = [
+    ("0", "None: the old key stops now"),
+    ("3600", "1 hour"),
+    ("86400", "24 hours"),
+    ("604800", "7 days"),
+]
+
+
+@admin.register(Merchant)
+class MerchantAdmin(MerchantScopedAdmin):
+    merchant_path = "pk"
+    owners_may_change = True
+    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created_at", "dashboard_links"]
+    search_fields = ["name", "=string_id"]
+    actions = ["suspend", "reactivate"]
+    # What an owner may edit; the rest is the operator's.
+    owner_fields = ["name", "logo_url", "accent_color", "require_api_key"]
+
+    def merchant_id_of(self, obj):
+        return obj.pk
+
+    def get_list_filter(self, request):
+        return ["status", "is_test"] if request.user.is_superuser else []
+
+    def get_readonly_fields(self, request, obj=None):
+        if request.user.is_superuser:
+            return ["created_at", "updated_at"]
+        return [field.name for field in Merchant._meta.fields if field.name not in ("id", *self.owner_fields)]
+
+    def get_actions(self, request):
+        # Suspension is the operator's decision, never a merchant's own.
+        return super().get_actions(request) if request.user.is_superuser else {}
+
+    @admin.display(description="Dashboard")
+    def dashboard_links(self, merchant):
+        keys = reverse("admin:merchants_apikey_changelist") + f"?merchant={merchant.pk}"
+        receipts = reverse("admin:receipts_receipt_changelist") + f"?merchant={merchant.pk}"
+        usage = reverse("admin:merchants_merchant_usage", args=[merchant.pk])
+        return format_html(
+            '<a href="{}">Keys</a> · <a href="{}">Receipts</a> · <a href="{}">Usage</a>', keys, receipts, usage
+        )
+
+    @admin.action(description="Suspend the selected merchants (their keys stop working)")
+    def suspend(self, request, queryset):
+        changed = sum(merchant.set_suspended(True) for merchant in queryset)
+        self.message_user(request, f"Suspended {changed} merchant(s).", messages.WARNING)
+
+    @admin.action(description="Reactivate the selected merchants")
+    def reactivate(self, request, queryset):
+        changed = sum(merchant.set_suspended(False) for merchant in queryset)
+        self.message_user(request, f"Reactivated {changed} merchant(s).", messages.SUCCESS)
+
+    def get_urls(self):
+        usage = self.admin_site.admin_view(self.usage_view)
+        return [path("<int:object_id>/usage/", usage, name="merchants_merchant_usage"), *super().get_urls()]
+
+    def usage_view(self, request, object_id):
+        merchant = get_object_or_404(self.get_queryset(request), pk=object_id)
+        if not self.has_view_permission(request, merchant):
+            raise PermissionDenied
+        report = usage_report(merchant, days=30)
+        labels = [
+            f"{series.api_key.name or series.api_key.get_type_display()} ({series.api_key.prefix})"
+            for series in report.keys
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": merchant,
+            "title": f"Usage of {merchant.name}",
+            "report": report,
+            "calls_chart": charts.stacked_bars(
+                report.days, list(zip(labels, [s.counts for s in report.keys], strict=True))
+            ),
+            "receipts_chart": charts.stacked_bars(report.days, [("Receipts", report.receipts)]),
+            "rows": list(zip(report.days, report.calls, report.receipts, strict=True))[::-1],
+            "key_rows": list(zip(labels, report.keys, strict=True)),
+        }
+        return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
+
+
+class StateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return ApiKey.State.choices
+
+    def queryset(self, request, queryset):
+        now = timezone.now()
+        conditions = {
+            ApiKey.State.ACTIVE: Q(revoked_at__isnull=True, expires_at__isnull=True),
+            ApiKey.State.EXPIRING: Q(revoked_at__isnull=True, expires_at__gt=now),
+            ApiKey.State.EXPIRED: Q(revoked_at__isnull=True, expires_at__lte=now),
+            ApiKey.State.REVOKED: Q(revoked_at__isnull=False),
+        }
+        condition = conditions.get(self.value())
+        return queryset if condition is None else queryset.filter(condition)
+
+
+class RotationDueFilter(admin.SimpleListFilter):
+    title = "rotation"
+    parameter_name = "rotation"
+
+    def lookups(self, request, model_admin):
+        return [("due", f"Due (active, older than {ApiKey.ROTATION_PERIOD.days} days)")]
+
+    def queryset(self, request, queryset):
+        if self.value() != "due":
+            return queryset
+        cutoff = timezone.now() - ApiKey.ROTATION_PERIOD
+        return queryset.filter(revoked_at__isnull=True, expires_at__isnull=True, created_at__lte=cutoff)
+
+
+class ApiKeyCreationForm(forms.ModelForm):
+    class Meta:
+        model = ApiKey
+        fields = ["merchant", "type", "name"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(MerchantScopedAdmin):
+    owners_may_add = True
+    owners_may_change = True
+    list_display = ["__str__", "merchant", "type", "prefix", "created_at", "last_used_at", "expires_at", "state_label"]
+    list_filter = ["type", StateFilter, RotationDueFilter]
+    list_select_related = ["merchant"]
+    search_fields = ["name"]
+    readonly_fields = ["merchant", "type", "prefix", "state_label", "created_at", "last_used_at", "expires_at"]
+    readonly_fields += ["revoked_at", "rotated_to_link"]
+    fields = ["name", *readonly_fields]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:
+            kwargs["form"] = ApiKeyCreationForm
+            kwargs["fields"] = ["merchant", "type", "name"]
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        return ["merchant", "type", "name"] if obj is None else self.fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "merchant":
+            ids = merchant_ids(request, owner=True)
+            queryset = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+            kwargs["queryset"] = queryset
+            if ids is not None and len(ids) == 1:
+                kwargs["initial"] = ids[0]
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_search_results(self, request, queryset, search_term):
+        match = PREFIX_RE.match(search_term.strip())
+        if match:  # a pasted prefix such as poslive_3kTq9ZxW1bNa
+            return queryset.filter(lookup_id=match["lookup"], type=match["type"]), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="state")
+    def state_label(self, api_key):
+        state = ApiKey.State(api_key.state())
+        label = state.label
+        if state == ApiKey.State.EXPIRING:
+            label = f"Expiring {timezone.localtime(api_key.expires_at):%Y-%m-%d %H:%M}"
+        if api_key.rotation_due():
+            return format_html('{} <strong style="color:#b45309">· rotation due</strong>', label)
+        return label
+
+    @admin.display(description="rotated to")
+    def rotated_to_link(self, api_key):
+        if api_key.rotated_to is None:
+            return "—"
+        url = reverse("admin:merchants_apikey_change", args=[api_key.rotated_to_id])
+        return format_html('<a href="{}">{}</a>', url, api_key.rotated_to)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            obj.save(update_fields=["name"])
+            return
+        if not allowed(merchant_ids(request, owner=True), obj.merchant_id):
+            raise PermissionDenied
+        # Kept on the instance for response_add only; never saved anywhere.
+        obj.new_key = save_new_key(obj)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return self._show_key(request, obj, obj.new_key, "API key created")
+
+    def _show_key(self, request, api_key, key, title, replaced=None):
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            "api_key": api_key,
+            "key": key,
+            "replaced": replaced,
+        }
+        response = TemplateResponse(request, "admin/merchants/apikey/key_shown.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = extra_context or {}
+        api_key = self.get_object(request, object_id)
+        if api_key is not None and self.has_change_permission(request, api_key):
+            state = api_key.state()
+            extra_context["can_rotate"] = state == ApiKey.State.ACTIVE
+            extra_context["can_revoke"] = state != ApiKey.State.REVOKED
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def has_delete_permission(self, request, obj=None):
+        # Keys are revoked, never deleted: their history stays (usage, audit log).
+        return False
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:object_id>/rotate/", wrap(self.rotate_view), name="merchants_apikey_rotate"),
+            path("<int:object_id>/revoke/", wrap(self.revoke_view), name="merchants_apikey_revoke"),
+            *super().get_urls(),
+        ]
+
+    def _key_to_manage(self, request, object_id) -> ApiKey:
+        api_key = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
+        if not self.has_change_permission(request, api_key):
+            raise PermissionDenied
+        return api_key
+
+    def _confirm(self, request, api_key, action, form=None):
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": api_key,
+            "title": f"{action.capitalize()} {api_key}?",
+            "action": action,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/merchants/apikey/confirm.html", context)
+
+    def rotate_view(self, request, object_id):
+        api_key = self._key_to_manage(request, object_id)
+        form = RotateForm(request.POST or None)
+        if request.method != "POST" or not form.is_valid():
+            return self._confirm(request, api_key, "rotate", form)
+        try:
+            issued = rotate_key(api_key, timedelta(seconds=int(form.cleaned_data["grace"])))
+        except KeyStateError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:merchants_apikey_change", args=[api_key.pk]))
+        self.log_change(request, api_key, f"Rotated: replaced by {issued.api_key.prefix}, expires {api_key.expires_at}")
+        self.log_addition(request, issued.api_key, f"Made by rotating {api_key.prefix}")
+        return self._show_key(request, issued.api_key, issued.key, "API key rotated", replaced=api_key)
+
+    def revoke_view(self, request, object_id):
+        api_key = self._key_to_manage(request, object_id)
+        if request.method != "POST":
+            return self._confirm(request, api_key, "revoke")
+        if revoke_key(api_key):
+            self.log_change(request, api_key, "Revoked")
+            self.message_user(request, f"Revoked {api_key}. It no longer works, for good.", messages.SUCCESS)
+        else:
+            self.message_user(request, f"{api_key} was already revoked.", messages.INFO)
+        return HttpResponseRedirect(reverse("admin:merchants_apikey_change", args=[api_key.pk]))
+
+
+class RotateForm(forms.Form):
+    grace = forms.ChoiceField(
+        label="The old key keeps working for",
+        choices=GRACE_CHOICES,
+        initial="86400",
+        help_text="Time to put the new key into every POS before the old one stops.",
+    )
+
+
+@admin.register(MerchantMembership)
+class MerchantMembershipAdmin(admin.ModelAdmin):
+    """Who belongs to which merchant: the operator's (superusers') business only."""
+
+    list_display = ["user", "merchant", "role", "created_at"]
+    list_filter = ["role"]
+    list_select_related = ["user", "merchant"]
+    search_fields = ["user__username", "merchant__string_id", "merchant__name"]
+    autocomplete_fields = ["merchant"]
+    raw_id_fields = ["user"]
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_add_permission(self, request):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser

@@ -1,0 +1,107 @@
+"""Scoping the admin to the merchants a staff user belongs to (MerchantMembership).
+
+Superusers (the operator) see everything. Any other staff user sees only the rows of
+their own merchants, whatever Django model permissions they hold: access comes from the
+membership, so a dashboard user needs no permission set up by hand. Members look;
+owners also change what an admin allows them to.
+"""
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from merchants.models import Merchant, MerchantMembership
+
+_OWNER = (MerchantMembership.Role.OWNER,)
+
+
+def merchant_ids(request: HttpRequest, *, owner: bool = False) -> list[int] | None:
+    """Ids of the merchants the signed-in user acts for (as owner), None meaning all.
+
+    Looked up once per request.
+    """
+    user = request.user
+    if not (user.is_active and user.is_staff):
+        return []
+    if user.is_superuser:
+        return None
+    attribute = "_receco_owner_ids" if owner else "_receco_merchant_ids"
+    if not hasattr(request, attribute):
+        ids = MerchantMembership.objects.merchant_ids_for(user, roles=_OWNER if owner else None)
+        setattr(request, attribute, ids)
+    return getattr(request, attribute)
+
+
+def allowed(ids: list[int] | None, merchant_id: int | None) -> bool:
+    return ids is None or merchant_id in ids
+
+
+class MerchantFilter(admin.SimpleListFilter):
+    """Filter by merchant, offering only the user's own; hidden when there is one."""
+
+    title = "merchant"
+    parameter_name = "merchant"
+
+    def lookups(self, request, model_admin):
+        ids = merchant_ids(request)
+        merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+        choices = [(str(m.pk), f"{m.name} ({m.string_id})") for m in merchants]
+        return choices if len(choices) > 1 else []
+
+    def queryset(self, request, queryset):
+        if self.value() and self.value().isdigit():
+            return queryset.filter(**{f"{self.merchant_path}__pk": int(self.value())})
+        return queryset
+
+
+class MerchantScopedAdmin(admin.ModelAdmin):
+    """A ModelAdmin whose rows belong to a merchant through ``merchant_path``.
+
+    Staff users see the rows of their merchants only (superusers all); views are allowed
+    to members and owners, adding/changing/deleting to nobody but superusers unless a
+    subclass says otherwise (``owners_may_add``, ``owners_may_change``).
+    """
+
+    merchant_path = "merchant"
+    owners_may_add = False
+    owners_may_change = False
+
+    def merchant_id_of(self, obj) -> int | None:
+        return getattr(obj, f"{self.merchant_path}_id")
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        ids = merchant_ids(request)
+        return queryset if ids is None else queryset.filter(**{f"{self.merchant_path}__in": ids})
+
+    def get_list_filter(self, request):
+        filters = list(super().get_list_filter(request))
+        scoped = type("ScopedMerchantFilter", (MerchantFilter,), {"merchant_path": self.merchant_path})
+        return [scoped, *filters]
+
+    def has_module_permission(self, request):
+        return merchant_ids(request) != []
+
+    def has_view_permission(self, request, obj=None):
+        ids = merchant_ids(request)
+        if obj is None:
+            return ids != []
+        return ids != [] and allowed(ids, self.merchant_id_of(obj))
+
+    def _owner_may(self, request, obj) -> bool:
+        ids = merchant_ids(request, owner=True)
+        if obj is None:
+            return ids != []
+        return ids != [] and allowed(ids, self.merchant_id_of(obj))
+
+    def has_add_permission(self, request):
+        if request.user.is_superuser:
+            return super().has_add_permission(request)
+        return self.owners_may_add and self._owner_may(request, None)
+
+    def has_change_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return self.owners_may_change and self._owner_may(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)

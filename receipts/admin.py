@@ -1,0 +1,129 @@
+"""Receipts in the merchant dashboard: read-only, scoped to the staff user's merchants,
+searchable by short code, token or email, exportable as CSV."""
+
+import csv
+import json
+
+from django.contrib import admin
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from merchants.scoping import MerchantScopedAdmin
+from receipts.models import Receipt
+from receipts.representation import iso_utc
+
+CSV_COLUMNS = [
+    ("short_code", lambda r: r.short_code),
+    ("token", lambda r: r.token),
+    ("merchant_id", lambda r: r.merchant.string_id),
+    ("merchant_name", lambda r: r.merchant_name),
+    ("total_amount", lambda r: r.total_amount),
+    ("currency", lambda r: r.currency),
+    ("transaction_date", lambda r: iso_utc(r.transaction_date)),
+    ("livemode", lambda r: "live" if r.livemode else "test"),
+    ("status", lambda r: r.status),
+    ("payment_method", lambda r: r.payment_method or ""),
+    ("category", lambda r: r.category or ""),
+    ("location", lambda r: r.location or ""),
+    ("customer_email", lambda r: r.customer_email or ""),
+    ("customer_phone", lambda r: r.customer_phone or ""),
+    ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
+    ("created_at", lambda r: iso_utc(r.created_at)),
+]
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# injection"); item names and locations are free text from the POS.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value):
+    """Return ``value`` safe to open in a spreadsheet: text that could start a formula
+    gets a leading apostrophe, which spreadsheets show as plain text."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+@admin.register(Receipt)
+class ReceiptAdmin(MerchantScopedAdmin):
+    list_display = ["short_code", "merchant_name", "amount", "transaction_date", "mode", "customer_email", "created_at"]
+    list_filter = ["livemode", "transaction_date"]
+    list_select_related = ["merchant"]
+    # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
+    search_fields = ["=short_code", "=token", "customer_email"]
+    search_help_text = "A short code, a token, or (part of) a customer's email address."
+    # Counting a large table on every page costs more than the page itself.
+    show_full_result_count = False
+    actions = ["export_csv"]
+    fields = [
+        "short_code",
+        "token",
+        "merchant",
+        "merchant_name",
+        "amount",
+        "transaction_date",
+        "mode",
+        "status",
+        "item_table",
+        "category",
+        "payment_method",
+        "location",
+        "customer_email",
+        "customer_phone",
+        "created_at",
+        "updated_at",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="total", ordering="total_amount")
+    def amount(self, receipt):
+        return f"{receipt.currency} {receipt.total_amount / 100:,.2f}"
+
+    @admin.display(description="mode", ordering="livemode")
+    def mode(self, receipt):
+        return "Live" if receipt.livemode else "Test"
+
+    @admin.display(description="items")
+    def item_table(self, receipt):
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (item.get("name"), item.get("quantity"), item.get("unit_price"), item.get("total_price"))
+                for item in receipt.items
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>Name</th><th>Qty</th><th>Unit price</th><th>Total</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            rows,
+        )
+
+    def has_add_permission(self, request):
+        return False  # receipts come from POS systems only
+
+    def has_change_permission(self, request, obj=None):
+        return False  # a receipt is the immutable record of a sale
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Export the selected receipts as CSV", permissions=["view"])
+    def export_csv(self, request, queryset):
+        writer = csv.writer(_Echo())
+
+        def rows():
+            yield writer.writerow([name for name, _ in CSV_COLUMNS])
+            for receipt in queryset.select_related("merchant").order_by("-created_at").iterator(chunk_size=2000):
+                yield writer.writerow([csv_cell(value(receipt)) for _, value in CSV_COLUMNS])
+
+        stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="receipts-{stamp}.csv"'
+        return response
