@@ -75,7 +75,7 @@ class RateState:
 class RateLimitExceeded(RateLimited):
     """A 429 that also says where the caller stands, for the RateLimit headers."""
 
-    def __init__(self, message: str, retry_after: int, state: RateState):
+    def __init__(self, message: str, retry_after: int, state: RateState | None):
         super().__init__(message, retry_after)
         self.state = state
 
@@ -114,8 +114,8 @@ def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict |
 def charge(caller) -> RateState | None:
     """Count one call of ``caller`` (a merchants.access.Caller) against its limits.
 
-    Returns where it stands (None when it is not limited: test keys, or the cache is
-    down). Raises RateLimitExceeded when a limit is exceeded.
+    Returns where a live key stands (None for test keys and callers without a key, or
+    when the cache is down). Raises RateLimitExceeded when a limit is exceeded.
     """
     key = caller.key
     if key is not None and not key.is_live:
@@ -135,7 +135,8 @@ def charge(caller) -> RateState | None:
         quotas.append(Quota(policy, max(0, usage["limit"] - usage["count"]), reset))
         if usage["should_limit"] and exceeded is None:
             exceeded = (policy, reset)
-    state = RateState(tuple(quotas))
+    # Only keyed responses advertise their limits: an address's limit is a guard, not a quota.
+    state = RateState(tuple(quotas)) if key is not None else None
     if exceeded is not None:
         policy, reset = exceeded
         raise RateLimitExceeded(f"Rate limit exceeded: at most {policy.describe()} {who}", reset, state)

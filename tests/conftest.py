@@ -132,3 +132,25 @@ def _isolated_cache():
     yield
     sharedcache.reset()
     _clear_test_cache()
+
+
+@pytest.fixture
+def test_key(merchant):
+    """A test key of ``merchant`` (an IssuedKey: ``.key`` is the full key, ``.api_key`` the record)."""
+    from merchants.keys import issue_key
+
+    return issue_key(merchant, "test", "Laptop")
+
+
+@pytest.fixture
+def live_key(merchant):
+    from merchants.keys import issue_key
+
+    return issue_key(merchant, "live", "Till 1")
+
+
+@pytest.fixture
+def other_live_key(other_merchant):
+    from merchants.keys import issue_key
+
+    return issue_key(other_merchant, "live", "Their till")

@@ -4,3 +4,11 @@ def error_envelope(status: int, code: str, message: str, path: str | None) -> di
     if path is not None:
         data["path"] = path
     return {"error": {"message": message, "code": -32603, "data": data}}
+
+
+# --- Merchants, API keys and rate limits (issue 3) ---
+
+
+def bearer(issued) -> dict:
+    """Headers that send an IssuedKey's key the way the public SDKs do."""
+    return {"Authorization": f"Bearer {issued.key}"}
