@@ -10,6 +10,7 @@ from datetime import timedelta
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -36,6 +37,7 @@ GRACE_CHOICES = [
 class MerchantAdmin(MerchantScopedAdmin):
     merchant_path = "pk"
     owners_may_change = True
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created_at", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]

@@ -154,3 +154,39 @@ def other_live_key(other_merchant):
     from merchants.keys import issue_key
 
     return issue_key(other_merchant, "live", "Their till")
+
+
+def _staff(username: str, merchant=None, role: str = "member"):
+    from django.contrib.auth.models import User
+
+    from merchants.models import MerchantMembership
+
+    user = User.objects.create_user(username, password="not-used-in-tests", is_staff=True)
+    if merchant is not None:
+        MerchantMembership.objects.create(user=user, merchant=merchant, role=role)
+    return user
+
+
+@pytest.fixture
+def owner(merchant):
+    """A staff user who owns ``merchant``: manages its settings and keys."""
+    return _staff("olu", merchant, "owner")
+
+
+@pytest.fixture
+def member(merchant):
+    """A staff user who is a member of ``merchant``: looks, changes nothing."""
+    return _staff("mia", merchant, "member")
+
+
+@pytest.fixture
+def outsider(other_merchant):
+    """A staff user who owns ``other_merchant`` and nothing of ``merchant``."""
+    return _staff("otto", other_merchant, "owner")
+
+
+@pytest.fixture
+def superuser(db):
+    from django.contrib.auth.models import User
+
+    return User.objects.create_superuser("root", password="not-used-in-tests")

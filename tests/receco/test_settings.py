@@ -45,6 +45,11 @@ def test_a_secret_key_is_required_without_debug():
         ({"RECECO_WEB_URL": "receipts.example.com"}, "RECECO_WEB_URL must be an absolute URL starting with http://"),
         ({"RECECO_MAX_BODY_BYTES": "10"}, "RECECO_MAX_BODY_BYTES must be at least 1024, not 10"),
         ({"RECECO_PHONE_REGION": "XX"}, "RECECO_PHONE_REGION must be a two-letter region code"),
+        # Merchants, API keys and rate limits (issue 3)
+        ({"RECECO_RATELIMIT_LIVE_KEY": "1000/minute"}, "RECECO_RATELIMIT_LIVE_KEY must be rates such as 1000/m"),
+        ({"RECECO_RATELIMIT_ANONYMOUS": "0/m"}, "RECECO_RATELIMIT_ANONYMOUS must be rates such as 1000/m"),
+        ({"RECECO_RATELIMIT_FAILED_LOOKUPS": ","}, "RECECO_RATELIMIT_FAILED_LOOKUPS must name at least one rate"),
+        ({"RECECO_TRUSTED_PROXY_COUNT": "-1"}, "RECECO_TRUSTED_PROXY_COUNT must be at least 0, not -1"),
     ],
 )
 def test_bad_values_name_the_variable(env, message):

@@ -1,0 +1,113 @@
+"""The merchant record in the admin: scoped, owners edit their settings, only the
+operator suspends."""
+
+import pytest
+
+from merchants.models import Merchant
+
+pytestmark = pytest.mark.django_db
+
+LIST = "/admin/merchants/merchant/"
+
+
+def _change(merchant):
+    return f"/admin/merchants/merchant/{merchant.pk}/change/"
+
+
+def _form(merchant, **changes):
+    values = {
+        "name": merchant.name,
+        "logo_url": merchant.logo_url,
+        "accent_color": merchant.accent_color,
+        "require_api_key": "on" if merchant.require_api_key else "",
+    }
+    values.update(changes)
+    return {key: value for key, value in values.items() if value != ""}
+
+
+def test_staff_see_only_their_own_merchant(client, owner, merchant, other_merchant):
+    client.force_login(owner)
+    content = client.get(LIST).content.decode()
+    assert "mama-put" in content
+    assert "corner-shop" not in content
+
+
+def test_an_outsider_cannot_open_the_merchant(client, outsider, merchant):
+    client.force_login(outsider)
+    response = client.get(_change(merchant))
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/"
+
+
+def test_an_owner_edits_the_merchants_settings(client, owner, merchant):
+    client.force_login(owner)
+    response = client.post(_change(merchant), _form(merchant, name="Mama Put", require_api_key="on"))
+    assert response.status_code == 302, response.content
+    merchant.refresh_from_db()
+    assert (merchant.name, merchant.require_api_key) == ("Mama Put", True)
+
+
+def test_an_owner_cannot_unsuspend_or_rename_the_id(client, owner, merchant):
+    merchant.set_suspended(True)
+    client.force_login(owner)
+    client.post(_change(merchant), {**_form(merchant), "status": "active", "string_id": "mine"})
+    merchant.refresh_from_db()
+    assert (merchant.status, merchant.string_id) == ("suspended", "mama-put")
+
+
+def test_a_member_only_looks(client, member, merchant):
+    client.force_login(member)
+    assert client.get(_change(merchant)).status_code == 200
+    assert client.post(_change(merchant), _form(merchant, name="Taken over")).status_code == 403
+    merchant.refresh_from_db()
+    assert merchant.name == "Mama Put Kitchen"
+
+
+def test_staff_cannot_add_merchants(client, owner):
+    client.force_login(owner)
+    assert client.get("/admin/merchants/merchant/add/").status_code == 403
+
+
+def test_the_superuser_suspends_and_reactivates(client, superuser, merchant, other_merchant):
+    client.force_login(superuser)
+    client.post(LIST, {"action": "suspend", "_selected_action": [merchant.pk]})
+    assert Merchant.objects.get(pk=merchant.pk).is_suspended
+    assert not Merchant.objects.get(pk=other_merchant.pk).is_suspended
+    client.post(LIST, {"action": "reactivate", "_selected_action": [merchant.pk]})
+    assert not Merchant.objects.get(pk=merchant.pk).is_suspended
+
+
+def test_an_owner_cannot_suspend_or_reactivate(client, owner, merchant):
+    merchant.set_suspended(True)
+    client.force_login(owner)
+    assert b'value="reactivate"' not in client.get(LIST).content
+    client.post(LIST, {"action": "reactivate", "_selected_action": [merchant.pk]})
+    assert Merchant.objects.get(pk=merchant.pk).is_suspended
+
+
+def test_merchant_text_is_escaped(client, owner, merchant):
+    merchant.name = '<script>alert("x")</script>'
+    merchant.save()
+    client.force_login(owner)
+    for url in (LIST, _change(merchant), f"/admin/merchants/merchant/{merchant.pk}/usage/"):
+        content = client.get(url).content.decode()
+        assert "<script>alert" not in content, url
+        assert "&lt;script&gt;alert" in content, url
+
+
+def test_memberships_are_the_operators_business(client, owner, superuser):
+    client.force_login(owner)
+    assert client.get("/admin/merchants/merchantmembership/").status_code == 403
+    client.force_login(superuser)
+    assert client.get("/admin/merchants/merchantmembership/").status_code == 200
+
+
+def test_a_staff_user_without_a_merchant_sees_nothing(client, db):
+    from django.contrib.auth.models import User
+
+    lonely = User.objects.create_user("lonely", is_staff=True)
+    client.force_login(lonely)
+    response = client.get("/admin/")
+    assert response.status_code == 200
+    assert b"/admin/merchants/" not in response.content
+    assert client.get(LIST).status_code == 403

@@ -1,0 +1,159 @@
+"""Receipts in the admin: read-only, scoped, searchable, filterable, exportable as CSV."""
+
+import csv
+import io
+
+import pytest
+from django.core.management import call_command
+
+from receipts.admin import csv_cell
+from receipts.creation import create_receipt
+from receipts.models import Receipt
+from receipts.validation import validate_sale
+
+pytestmark = pytest.mark.django_db
+
+LIST = "/admin/receipts/receipt/"
+
+
+@pytest.fixture
+def ours(receipt_factory):
+    return receipt_factory(customer_email="ada@example.com")
+
+
+@pytest.fixture
+def theirs(other_merchant, sale):
+    values = {**sale, "merchant_string_id": other_merchant.string_id, "token": "rcpt_theirs01_bbbbbb"}
+    return create_receipt(other_merchant, validate_sale({**values, "short_code": "THEIR1"}))[0]
+
+
+def _export(client, ids):
+    response = client.post(LIST, {"action": "export_csv", "_selected_action": ids})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+@pytest.mark.parametrize("who", ["owner", "member"])
+def test_staff_see_their_merchants_receipts_only(client, ours, theirs, request, who):
+    client.force_login(request.getfixturevalue(who))
+    content = client.get(LIST).content.decode()
+    assert ours.short_code in content
+    assert theirs.short_code not in content
+
+
+def test_an_outsider_cannot_open_our_receipt(client, outsider, ours):
+    client.force_login(outsider)
+    response = client.get(f"/admin/receipts/receipt/{ours.pk}/change/")
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/"
+
+
+def test_the_superuser_sees_all(client, superuser, ours, theirs):
+    client.force_login(superuser)
+    content = client.get(LIST).content.decode()
+    assert ours.short_code in content
+    assert theirs.short_code in content
+
+
+def test_receipts_are_read_only(client, owner, ours):
+    client.force_login(owner)
+    url = f"/admin/receipts/receipt/{ours.pk}/change/"
+    page = client.get(url)
+    assert page.status_code == 200
+    assert b"Jollof rice" in page.content
+    assert client.post(url, {"status": "refunded"}).status_code == 403
+    assert client.get("/admin/receipts/receipt/add/").status_code == 403
+    assert client.get(f"/admin/receipts/receipt/{ours.pk}/delete/").status_code == 403
+
+
+@pytest.mark.parametrize("term", ["k7p2qx", "rcpt_mfx3k2a1_q8z0lp", "ada@example"])
+def test_it_searches_by_short_code_token_or_email(client, owner, ours, receipt_factory, term):
+    other = receipt_factory(token="rcpt_other001_cccccc", short_code="OTHER1")
+    client.force_login(owner)
+    content = client.get(LIST, {"q": term}).content.decode()
+    assert ours.short_code in content
+    assert other.short_code not in content
+
+
+def test_search_stays_inside_the_users_merchants(client, outsider, ours):
+    client.force_login(outsider)
+    content = client.get(LIST, {"q": ours.short_code}).content.decode()
+    assert ours.token not in content
+    assert "0 results" in content
+
+
+def test_it_filters_by_livemode(client, owner, ours, receipt_factory):
+    test_receipt = receipt_factory(token="rcpt_testmode_dddddd", short_code="TEST01")
+    Receipt.objects.filter(pk=test_receipt.pk).update(livemode=False)
+    client.force_login(owner)
+    content = client.get(LIST, {"livemode__exact": "0"}).content.decode()
+    assert "TEST01" in content
+    assert ours.short_code not in content
+
+
+def test_it_filters_by_date(client, owner, ours, receipt_factory):
+    older = receipt_factory(token="rcpt_older001_eeeeee", short_code="OLDER1", transaction_date="2026-01-05T09:00:00Z")
+    client.force_login(owner)
+    content = client.get(
+        LIST,
+        {"transaction_date__gte": "2026-11-01 00:00:00+00:00", "transaction_date__lt": "2026-12-01 00:00:00+00:00"},
+    ).content.decode()
+    assert ours.short_code in content
+    assert older.short_code not in content
+
+
+def test_a_multi_merchant_user_filters_by_merchant(client, owner, ours, theirs, other_merchant):
+    from merchants.models import MerchantMembership
+
+    MerchantMembership.objects.create(user=owner, merchant=other_merchant, role="member")
+    client.force_login(owner)
+    content = client.get(LIST, {"merchant": other_merchant.pk}).content.decode()
+    assert theirs.short_code in content
+    assert ours.short_code not in content
+
+
+def test_it_exports_csv(client, owner, ours):
+    client.force_login(owner)
+    rows = _export(client, [ours.pk])
+    assert rows[0][:3] == ["short_code", "token", "merchant_id"]
+    record = dict(zip(rows[0], rows[1], strict=True))
+    assert record["short_code"] == "K7P2QX"
+    assert record["merchant_id"] == "mama-put"
+    assert record["total_amount"] == "130000"
+    assert record["customer_email"] == "ada@example.com"
+    assert record["transaction_date"] == "2026-11-22T10:15:00.000Z"
+    assert len(rows) == 2
+
+
+def test_the_export_escapes_formulas(client, owner, receipt_factory):
+    receipt = receipt_factory(
+        location='=HYPERLINK("http://evil.example","x")',
+        category="@SUM(1+1)",
+        items=[{"name": "-2+3", "quantity": 1, "unit_price": 1, "total_price": 1}],
+    )
+    client.force_login(owner)
+    record = dict(zip(*_export(client, [receipt.pk]), strict=True))
+    assert record["location"] == '\'=HYPERLINK("http://evil.example","x")'
+    assert record["category"] == "'@SUM(1+1)"
+    assert record["items"].startswith('[{"name": "-2+3"')  # JSON text starts with "[": harmless
+
+
+def test_an_outsider_exports_nothing_of_ours(client, outsider, ours):
+    client.force_login(outsider)
+    rows = _export(client, [ours.pk])
+    assert rows == [rows[0]]  # the header alone
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("=1+1", "'=1+1"), ("+234", "'+234"), ("-5", "'-5"), ("@x", "'@x"), ("\tx", "'\tx"), ("ok", "ok"), (5, 5)],
+)
+def test_csv_cells_that_could_be_formulas_are_quoted(value, expected):
+    assert csv_cell(value) == expected
+
+
+def test_seeded_receipts_do_not_break_the_list(client, superuser, merchant):
+    call_command("seedreceipts", merchant.string_id, "30", stdout=io.StringIO())
+    client.force_login(superuser)
+    assert client.get(LIST).status_code == 200
