@@ -150,13 +150,23 @@ class ApiKeyCreationForm(forms.ModelForm):
 class ApiKeyAdmin(MerchantScopedAdmin):
     owners_may_add = True
     owners_may_change = True
-    list_display = ["__str__", "merchant", "type", "prefix", "created_at", "last_used_at", "expires_at", "state_label"]
+    list_display = ["label", "merchant", "type", "prefix", "created_at", "last_used_at", "expires_at", "state_label"]
     list_filter = ["type", StateFilter, RotationDueFilter]
     list_select_related = ["merchant"]
     search_fields = ["name"]
     readonly_fields = ["merchant", "type", "prefix", "state_label", "created_at", "last_used_at", "expires_at"]
     readonly_fields += ["revoked_at", "rotated_to_link"]
     fields = ["name", *readonly_fields]
+
+    def get_list_display(self, request):
+        ids = merchant_ids(request)
+        if ids is not None and len(ids) == 1:  # one merchant: the column would say the same on every row
+            return [column for column in self.list_display if column != "merchant"]
+        return self.list_display
+
+    @admin.display(description="name", ordering="name")
+    def label(self, api_key):
+        return api_key.name or f"{api_key.get_type_display()} key"
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:

@@ -81,7 +81,8 @@ def stacked_bars(days: list[date], series: list[tuple[str, list[int]]]) -> Chart
                     f"{day}: {label}: {count}",
                 )
             )
-    y_ticks = [Tick(baseline - fraction * plot_height, f"{round(top * fraction):,}") for fraction in (0, 0.5, 1)]
+    steps = (0, top // 2, top) if top > 1 else (0, top)
+    y_ticks = [Tick(baseline - step / top * plot_height, f"{step:,}") for step in steps]
     every = max(1, len(days) // 6)
     x_ticks = [
         Tick(LEFT + index * slot + slot / 2, day.strftime("%d %b"))

@@ -47,7 +47,7 @@ NO_KEY_PLACEHOLDERS = {"", "undefined", "null"}
 MAX_GRACE = timedelta(days=30)
 DEFAULT_GRACE = timedelta(hours=24)
 
-MALFORMED_KEY = "Malformed API key: expected 'Authorization: Bearer postest_…' or 'poslive_…'"
+MALFORMED_KEY = "Malformed API key: expected 'Authorization: Bearer postest_...' or 'poslive_...'"
 UNSUPPORTED_SCHEME = "Unsupported Authorization scheme: send 'Authorization: Bearer <API key>'"
 INVALID_KEY = "Invalid API key"
 REVOKED_KEY = "API key has been revoked"

@@ -13,7 +13,7 @@ from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db
 
-MALFORMED = "Malformed API key: expected 'Authorization: Bearer postest_…' or 'poslive_…'"
+MALFORMED = "Malformed API key: expected 'Authorization: Bearer postest_...' or 'poslive_...'"
 
 
 def _create(api, sale, **headers):
