@@ -36,16 +36,22 @@ def allowed(ids: list[int] | None, merchant_id: int | None) -> bool:
 
 
 class MerchantFilter(admin.SimpleListFilter):
-    """Filter by merchant, offering only the user's own; hidden when there is one."""
+    """Filter by merchant, offering only the user's own; hidden when there is one to offer
+    and none chosen. An operator with many merchants is offered only the chosen one
+    (reached through the links of the merchant list) rather than a list of thousands."""
 
     title = "merchant"
     parameter_name = "merchant"
+    longest_list = 100
 
     def lookups(self, request, model_admin):
         ids = merchant_ids(request)
         merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+        if ids is None and merchants.count() > self.longest_list:
+            chosen = self.value() if self.value() and self.value().isdigit() else None
+            merchants = merchants.filter(pk=chosen) if chosen else merchants.none()
         choices = [(str(m.pk), f"{m.name} ({m.string_id})") for m in merchants]
-        return choices if len(choices) > 1 else []
+        return choices if len(choices) > 1 or self.value() else []
 
     def queryset(self, request, queryset):
         if self.value() and self.value().isdigit():

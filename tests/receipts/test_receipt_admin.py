@@ -157,3 +157,22 @@ def test_seeded_receipts_do_not_break_the_list(client, superuser, merchant):
     call_command("seedreceipts", merchant.string_id, "30", stdout=io.StringIO())
     client.force_login(superuser)
     assert client.get(LIST).status_code == 200
+
+
+def test_an_operator_with_many_merchants_still_filters_by_one(
+    client, superuser, ours, theirs, other_merchant, monkeypatch
+):
+    from merchants.scoping import MerchantFilter
+
+    monkeypatch.setattr(MerchantFilter, "longest_list", 1)
+    client.force_login(superuser)
+    content = client.get(LIST, {"merchant": other_merchant.pk}).content.decode()
+    assert theirs.short_code in content
+    assert ours.short_code not in content
+
+
+def test_a_single_merchant_link_filters_for_its_staff(client, owner, ours, merchant):
+    client.force_login(owner)
+    response = client.get(LIST, {"merchant": merchant.pk})
+    assert response.status_code == 200
+    assert ours.short_code in response.content.decode()
