@@ -215,8 +215,11 @@ def authenticate(authorization: str | None, now: datetime | None = None) -> ApiK
     match = well_formed(key)
     if match is None:
         raise Unauthorized(MALFORMED_KEY)
-    api_key = ApiKey.objects.select_related("merchant").filter(lookup_id=match["lookup"]).first()
-    if api_key is None or api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):
+    try:
+        api_key = ApiKey.objects.select_related("merchant").get(lookup_id=match["lookup"])
+    except ApiKey.DoesNotExist:
+        raise Unauthorized(INVALID_KEY) from None
+    if api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):
         raise Unauthorized(INVALID_KEY)
     state = api_key.state(now)
     if state == ApiKey.State.REVOKED:
