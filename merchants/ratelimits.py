@@ -87,21 +87,26 @@ def policies(setting: str) -> list[Policy]:
 def client_ip(request: HttpRequest) -> str:
     """The address limits count against: REMOTE_ADDR, or with RECECO_TRUSTED_PROXY_COUNT = N
     proxies in front, the address the outermost of them saw (N-th from the right in
-    X-Forwarded-For). IPv6 addresses count per /64, which one subscriber usually holds."""
-    address = request.META.get("REMOTE_ADDR") or ""
+    X-Forwarded-For; REMOTE_ADDR when that is missing or not an address). IPv6 addresses
+    count per /64, which one subscriber usually holds."""
+    candidates = []
     hops = settings.RECECO_TRUSTED_PROXY_COUNT
     if hops:
         forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
         forwarded = [part for part in forwarded if part]
         if len(forwarded) >= hops:
-            address = forwarded[-hops]
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address or "unknown"
-    if ip.version == 6:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
-    return str(ip)
+            candidates.append(forwarded[-hops])
+    candidates.append(request.META.get("REMOTE_ADDR") or "")
+    for candidate in candidates:
+        try:
+            ip = ipaddress.ip_address(candidate)
+        except ValueError:
+            continue
+        if ip.version == 6:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
+        return str(ip)
+    # A Unix socket without a proxy header: every such caller shares one allowance.
+    return "unknown"
 
 
 def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict | None:
