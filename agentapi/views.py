@@ -56,12 +56,16 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
     return _respond([outcome.body for outcome in results], status, retry_after, limits)
 
 
-def _identify(request: HttpRequest) -> Caller | ReceiptError:
+def _identify(request: HttpRequest) -> Caller | ReceiptError | ProcedureError:
     """Authenticate once per HTTP request; a failure fails each call in it."""
     try:
         return identify(request.headers.get("Authorization"), client_ip(request))
     except ReceiptError as exc:
         return exc
+    except Exception as exc:
+        logger.exception("Unexpected error while authenticating")
+        detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""
+        return ProcedureError("INTERNAL_SERVER_ERROR", f"Internal server error{detail}")
 
 
 def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
@@ -100,7 +104,7 @@ def _read_body(request: HttpRequest) -> str:
         raise ProcedureError("INVALID_INPUT", "The request body is not UTF-8 text") from None
 
 
-def _run(request: HttpRequest, caller: Caller | ReceiptError, name: str, value) -> Outcome:
+def _run(request: HttpRequest, caller: Caller | ReceiptError | ProcedureError, name: str, value) -> Outcome:
     """Call one procedure: check the address, then who calls and their limits, then the input."""
     limits = None
     try:
@@ -112,7 +116,7 @@ def _run(request: HttpRequest, caller: Caller | ReceiptError, name: str, value) 
                 "METHOD_NOT_SUPPORTED",
                 f"{name} is a {procedure.kind}: call it with {procedure.method}, not {request.method}",
             )
-        if isinstance(caller, ReceiptError):
+        if isinstance(caller, ReceiptError | ProcedureError):
             raise caller
         try:
             limits = admit(caller)

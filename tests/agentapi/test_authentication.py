@@ -261,3 +261,14 @@ def test_a_key_of_a_test_merchant_works_for_it(api, sale, db):
     issued = issue_key(shop, "test")
     status, _ = _create(api, {**sale, "merchant_string_id": "test-kiosk"}, **bearer(issued))
     assert status == 200
+
+
+def test_a_failure_while_authenticating_answers_the_envelope(api, live_key, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("database is gone")
+
+    monkeypatch.setattr("merchants.access.authenticate", broken)
+    status, body = api.get("getReceipt", {"token": "STORE1"}, **bearer(live_key))
+    assert status == 500
+    assert body == error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error", "getReceipt")
+    assert "Unexpected error while authenticating" in caplog.text
