@@ -77,11 +77,11 @@ def flush_usage(now: datetime | None = None) -> int:
     key_ids = ApiKey.objects.filter(last_used_at__gte=since).values_list("pk", flat=True)
     names = _counter_names(list(key_ids), _recent_days(now, COUNTER_DAYS))
     moved = 0
-    for name, count in cache.get_many(list(names)).items():
-        if not count:
+    for name, seen in cache.get_many(list(names)).items():
+        count = _claim(name, seen)
+        if count <= 0:
             continue
         key_id, day = names[name]
-        cache.decr(name, count)
         try:
             with transaction.atomic():
                 row, _ = KeyUsage.objects.get_or_create(api_key_id=key_id, day=day)
@@ -91,6 +91,24 @@ def flush_usage(now: datetime | None = None) -> int:
             raise
         moved += count
     return moved
+
+
+def _claim(name: str, seen: int | None) -> int:
+    """Take up to ``seen`` calls off a counter atomically; return how many were taken.
+
+    Another flush may have taken them since they were read: a decrement that goes below
+    zero is given back, so each call is moved into the table once.
+    """
+    if not seen or seen <= 0:
+        return 0
+    try:
+        remaining = cache.decr(name, seen)
+    except ValueError:  # the counter expired meanwhile
+        return 0
+    if remaining < 0:
+        cache.incr(name, -remaining)
+        return seen + remaining
+    return seen
 
 
 @dataclass(frozen=True)
@@ -130,7 +148,7 @@ def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None
     pending = sharedcache.guarded("usage report", lambda: cache.get_many(list(names)), {})
     for name, count in pending.items():
         key_id, day = names[name]
-        counts[key_id][index[day]] += count or 0
+        counts[key_id][index[day]] += max(count or 0, 0)
 
     receipts = [0] * days
     start = datetime.combine(period[0], time.min, tzinfo=UTC)

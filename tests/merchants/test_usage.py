@@ -109,3 +109,31 @@ def test_the_report_adds_counts_not_flushed_yet(api, live_key, merchant, receipt
 def test_the_report_shows_only_the_merchants_own_keys(api, live_key, other_live_key, other_merchant):
     _get(api, live_key)
     assert usage_report(other_merchant).keys == []
+
+
+def test_two_flushes_at_once_count_each_call_once(api, live_key, monkeypatch):
+    from django.core.cache import cache
+
+    from merchants import usage
+
+    for _ in range(3):
+        _get(api, live_key)
+
+    class Racing:
+        """The cache, except that another flush claims the calls right after this one read them."""
+
+        def __getattr__(self, name):
+            return getattr(cache, name)
+
+        def get_many(self, names):
+            snapshot = cache.get_many(names)
+            monkeypatch.setattr(usage, "cache", cache)
+            assert flush_usage() == 3
+            return snapshot
+
+    monkeypatch.setattr(usage, "cache", Racing())
+    assert flush_usage() == 0
+    assert KeyUsage.objects.get().requests == 3
+    _get(api, live_key)
+    assert flush_usage() == 1
+    assert KeyUsage.objects.get().requests == 4
