@@ -1,0 +1,3 @@
+from receco_agent.cli import main
+
+raise SystemExit(main())

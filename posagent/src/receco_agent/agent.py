@@ -1,0 +1,220 @@
+"""The agent's core: accept a sale from the POS, make it durable, try to upload it at once,
+and answer the POS; shared by the HTTP server and the ``test`` command."""
+
+import json
+import logging
+import sys
+import threading
+from datetime import UTC, datetime
+from typing import TextIO
+
+from receco_agent import __version__, client, qr
+from receco_agent.config import Settings
+from receco_agent.forwarder import Forwarder
+from receco_agent.outbox import Outbox
+from receco_agent.tokens import new_short_code, new_token
+from receco_agent.transactions import (
+    InvalidTransaction,
+    iso_utc,
+    parse_body,
+    to_service_input,
+)
+
+log = logging.getLogger(__name__)
+
+# The POS waits for this first attempt, so it is kept short; the forwarder is more patient.
+SALE_UPLOAD_TIMEOUT = 5.0
+QUEUE_UPLOAD_TIMEOUT = 15.0
+
+
+class Agent:
+    """Accepts sales and owns the queue, the forwarder and what is known about the service."""
+
+    def __init__(self, settings: Settings, out: TextIO | None = None):
+        self.settings = settings
+        self.outbox = Outbox(settings.queue_path)
+        self.forwarder = Forwarder(self, QUEUE_UPLOAD_TIMEOUT)
+        self.online: bool | None = None
+        self.last_contact: str | None = None
+        self._out = out or sys.stdout
+        self._print_lock = threading.Lock()
+        self._claims: set[str] = set()
+        self._claims_lock = threading.Lock()
+
+    def claim(self, token: str) -> bool:
+        """Reserve ``token`` for one upload at a time in this process; False if taken."""
+        with self._claims_lock:
+            if token in self._claims:
+                return False
+            self._claims.add(token)
+            return True
+
+    def release(self, token: str) -> None:
+        """Give back a token reserved by claim()."""
+        with self._claims_lock:
+            self._claims.discard(token)
+
+    def check_service(self) -> None:
+        """Find out whether the service answers, for /health before the first sale."""
+        reachable, detail = client.probe(
+            self.settings.api_url, self.settings.api_key, SALE_UPLOAD_TIMEOUT
+        )
+        self._contact(reachable)
+        (log.info if reachable else log.warning)(
+            "Receco service at %s: %s", self.settings.api_url, detail
+        )
+
+    def _contact(self, online: bool) -> None:
+        self.online = online
+        self.last_contact = iso_utc(datetime.now(UTC))
+
+    def upload(
+        self, token: str, body: str, timeout: float, during_sale: bool
+    ) -> client.Answer:
+        """Send one queued sale and record the outcome in the queue.
+
+        A refusal during a sale removes the row (the POS is told); during draining it marks
+        the row failed. A transient failure leaves the row pending.
+        """
+        answer = client.create_receipt(
+            self.settings.api_url, self.settings.api_key, token, body, timeout
+        )
+        self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
+        if answer.kind == client.CONFIRMED:
+            requested = json.loads(body).get("short_code")
+            assigned = answer.data.get("short_code") or requested
+            receipt_id = (
+                answer.data.get("id")
+                if isinstance(answer.data.get("id"), int)
+                else None
+            )
+            self.outbox.mark_done(token, receipt_id, assigned)
+            if assigned != requested:
+                log.warning(
+                    "Short code %s was taken: the service gave receipt %s the code %s; "
+                    "the receipt is still found by its QR code and by %s",
+                    requested,
+                    token,
+                    assigned,
+                    assigned,
+                )
+            log.info("Uploaded receipt %s (service id %s)", token, receipt_id)
+        elif answer.kind == client.REFUSED:
+            if during_sale:
+                self.outbox.discard(token)
+                self.outbox.record_attempt(None, answer.status, answer.message)
+            else:
+                self.outbox.mark_failed(token, answer.status, answer.message)
+            log.error(
+                "The service refused receipt %s: HTTP %s %s",
+                token,
+                answer.status,
+                answer.message,
+            )
+        else:
+            self.outbox.record_attempt(token, answer.status, answer.message)
+            log.warning(
+                "Upload of receipt %s did not go through: %s", token, answer.message
+            )
+        return answer
+
+    def accept(self, body: bytes) -> tuple[int, dict]:
+        """Handle one POS request body; return (HTTP status, JSON answer) for the POS."""
+        try:
+            tx = parse_body(body)
+        except InvalidTransaction as exc:
+            return 400, {"status": "error", "error": str(exc)}
+        token, short_code = new_token(), new_short_code()
+        payload = json.dumps(
+            to_service_input(tx, token, short_code, datetime.now(UTC)),
+            separators=(",", ":"),
+        )
+        self.claim(token)
+        try:
+            try:
+                self.outbox.add(token, short_code, payload, tx.local_fields)
+            except Exception as exc:
+                log.exception(
+                    "Could not store sale %s in the local queue %s",
+                    token,
+                    self.outbox.path,
+                )
+                return 500, {
+                    "status": "error",
+                    "error": f"Could not store the sale in the local queue: {exc}",
+                }
+            answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
+        finally:
+            self.release(token)
+        return self._answer(token, short_code, tx.total_amount, answer)
+
+    def _answer(
+        self, token: str, short_code: str, total: int, answer: client.Answer
+    ) -> tuple[int, dict]:
+        if answer.kind == client.REFUSED:
+            return answer.status, {
+                "status": "error",
+                "error": answer.message,
+                "code": answer.code,
+            }
+        if answer.kind == client.TRANSIENT and not self.settings.offline_mode:
+            self.outbox.discard(token)
+            status = 502 if answer.status and answer.status >= 500 else 503
+            return status, {
+                "status": "error",
+                "error": f"Receco service unavailable ({answer.message}); "
+                "the sale was not queued because enableOfflineMode is false",
+            }
+        if answer.kind == client.CONFIRMED:
+            short_code = answer.data.get("short_code") or short_code
+        receipt_url = self.settings.receipt_url(token)
+        result = {
+            "receiptId": token,
+            "receiptUrl": receipt_url,
+            "qrCodeUrl": qr.png_data_url(receipt_url),
+            "shortCode": short_code,
+            "status": "success",
+        }
+        if answer.kind == client.TRANSIENT:
+            result["queued"] = True
+            self.forwarder.notify_queued()
+        elif self.forwarder.backlog_waiting():
+            # The service answered again: no need to sit out the rest of the back-off.
+            self.forwarder.wake(reset=True)
+        if self.settings.print_qr:
+            self._print_receipt(
+                short_code, receipt_url, total, queued=answer.kind == client.TRANSIENT
+            )
+        return 200, result
+
+    def _print_receipt(
+        self, short_code: str, receipt_url: str, total: int, queued: bool
+    ) -> None:
+        with self._print_lock:
+            try:
+                qr.print_text(receipt_url, self._out)
+                note = " (queued, uploads when the service is back)" if queued else ""
+                self._out.write(
+                    f"Short code: {short_code}   total: {total}{note}\n{receipt_url}\n\n"
+                )
+                self._out.flush()
+            except (OSError, ValueError):
+                log.warning(
+                    "Could not print the QR code to the terminal", exc_info=True
+                )
+
+    def health(self) -> dict:
+        """Return the /health document: service reachability and the queue's state."""
+        return {
+            "agent": "receco-agent",
+            "version": __version__,
+            "status": "ok",
+            "running": True,
+            "online": self.online,
+            "last_contact": self.last_contact,
+            "merchantId": self.settings.merchant_id,
+            "rececoApiUrl": self.settings.api_url,
+            "offlineMode": self.settings.offline_mode,
+            "retry_in_seconds": self.forwarder.retry_in(),
+            **self.outbox.summary(),
+        }

@@ -1,0 +1,160 @@
+"""Calls to the Receco service's remote procedures, and the reading of their answers.
+
+An answer is one of three kinds: ``confirmed`` (200 with the receipt), ``refused`` (a
+4xx other than 408/429 in the service's error envelope: sending it again cannot help)
+and ``transient`` (anything else: no connection, timeout, 5xx, 429, or an answer that
+does not come from a Receco service, which is a configuration problem, not the sale's)."""
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from receco_agent import __version__
+from receco_agent.backoff import parse_retry_after
+
+CONFIRMED = "confirmed"
+REFUSED = "refused"
+TRANSIENT = "transient"
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one call came to."""
+
+    kind: str
+    status: int | None = None
+    message: str = ""
+    code: str | None = None
+    data: dict | None = None
+    retry_after: float | None = None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    # urllib would turn a redirected POST into a GET, which the service refuses with 405
+    # and the sale would be marked failed; surface the redirect as a config problem instead.
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def _headers(api_key: str | None) -> dict:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"receco-agent/{__version__}",
+    }
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def _call(
+    request: urllib.request.Request, timeout: float
+) -> tuple[int | None, dict, bytes, str]:
+    """Return (status, headers, body, error); status None means no HTTP answer at all."""
+    try:
+        with _opener.open(request, timeout=timeout) as response:
+            return (
+                response.status,
+                dict(response.headers),
+                response.read(MAX_ANSWER_BYTES),
+                "",
+            )
+    except urllib.error.HTTPError as exc:
+        try:
+            body = exc.read(MAX_ANSWER_BYTES)
+        except OSError:
+            body = b""
+        return exc.code, dict(exc.headers or {}), body, ""
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        text = (
+            reason.strerror
+            if isinstance(reason, OSError) and reason.strerror
+            else str(reason)
+        )
+        return None, {}, b"", f"cannot reach {request.full_url}: {text}"
+    except TimeoutError:
+        return None, {}, b"", f"no answer from {request.full_url} within {timeout:g} s"
+    except OSError as exc:
+        return None, {}, b"", f"connection to {request.full_url} failed: {exc}"
+
+
+def _json(body: bytes) -> object:
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def _read_answer(
+    url: str, token: str, status: int, headers: dict, body: bytes
+) -> Answer:
+    document = _json(body)
+    error = document.get("error") if isinstance(document, dict) else None
+    if status == 200:
+        result = document.get("result") if isinstance(document, dict) else None
+        data = result.get("data") if isinstance(result, dict) else None
+        if isinstance(data, dict) and data.get("token") == token:
+            return Answer(CONFIRMED, status, data=data)
+        return Answer(
+            TRANSIENT,
+            status,
+            f"{url} answered 200 without the receipt; check rececoApiUrl",
+        )
+    if isinstance(error, dict):
+        message = str(error.get("message") or f"HTTP {status}")
+        detail = error.get("data")
+        code = detail.get("code") if isinstance(detail, dict) else None
+    else:
+        message = f"{url} answered HTTP {status} without a Receco error body; check rececoApiUrl"
+        code = None
+    retry_after = parse_retry_after(
+        {k.lower(): v for k, v in headers.items()}.get("retry-after")
+    )
+    if 400 <= status < 500 and status not in (408, 429) and isinstance(error, dict):
+        return Answer(REFUSED, status, message, code)
+    if 300 <= status < 400:
+        location = {k.lower(): v for k, v in headers.items()}.get("location", "?")
+        message = (
+            f"{url} redirects to {location}; set rececoApiUrl to the final address"
+        )
+    return Answer(TRANSIENT, status, message, code, retry_after=retry_after)
+
+
+def create_receipt(
+    api_url: str, api_key: str | None, token: str, body: str, timeout: float
+) -> Answer:
+    """POST ``body`` (the JSON createReceiptFromPOS input for ``token``) and classify the answer."""
+    url = f"{api_url}/trpc/createReceiptFromPOS"
+    request = urllib.request.Request(
+        url, data=body.encode("utf-8"), headers=_headers(api_key), method="POST"
+    )
+    status, headers, answer, error = _call(request, timeout)
+    if status is None:
+        return Answer(TRANSIENT, None, error)
+    return _read_answer(url, token, status, headers, answer)
+
+
+def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
+    """Return (reachable, detail): whether a Receco service answers at ``api_url``.
+
+    A GET on the creation procedure is refused with 405 in the service's error envelope,
+    which proves the service is there without creating or looking anything up.
+    """
+    url = f"{api_url}/trpc/createReceiptFromPOS"
+    request = urllib.request.Request(url, headers=_headers(api_key), method="GET")
+    status, _, body, error = _call(request, timeout)
+    if status is None:
+        return False, error
+    document = _json(body)
+    if isinstance(document, dict) and ("error" in document or "result" in document):
+        return True, f"service answered HTTP {status}"
+    return (
+        False,
+        f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl",
+    )

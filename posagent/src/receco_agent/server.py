@@ -1,0 +1,50 @@
+"""The agent's HTTP interface for the POS: POST /transactions and GET /health."""
+
+import logging
+
+from receco_agent.agent import Agent
+from receco_agent.httputil import Handler, Server
+from receco_agent.transactions import MAX_BODY_BYTES
+
+log = logging.getLogger(__name__)
+
+
+class AgentHandler(Handler):
+    """Routes requests to the Agent held by the server."""
+
+    server: "AgentServer"
+
+    def do_GET(self) -> None:
+        if not self.host_allowed():
+            return
+        if self.path.split("?")[0] == "/health":
+            self.send_json(200, self.server.agent.health())
+        else:
+            self.send_error_json(
+                404, f"No such endpoint: GET {self.path.split('?')[0]}"
+            )
+
+    def do_POST(self) -> None:
+        if not self.host_allowed():
+            return
+        if self.path.split("?")[0] != "/transactions":
+            self.close_connection = True
+            self.send_error_json(
+                404, f"No such endpoint: POST {self.path.split('?')[0]}"
+            )
+            return
+        body = self.read_json_body(MAX_BODY_BYTES)
+        if body is None:
+            return
+        status, answer = self.server.agent.accept(body)
+        self.send_json(status, answer)
+
+
+class AgentServer(Server):
+    """The HTTP server of one Agent."""
+
+    def __init__(self, agent: Agent, host: str = "127.0.0.1", port: int | None = None):
+        self.agent = agent
+        super().__init__(
+            (host, agent.settings.port if port is None else port), AgentHandler
+        )
