@@ -72,6 +72,13 @@ def _call(
         return exc.code, dict(exc.headers or {}), body, ""
     except urllib.error.URLError as exc:
         reason = exc.reason
+        if isinstance(reason, TimeoutError):
+            return (
+                None,
+                {},
+                b"",
+                f"no answer from {request.full_url} within {timeout:g} s",
+            )
         text = (
             reason.strerror
             if isinstance(reason, OSError) and reason.strerror

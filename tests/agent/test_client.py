@@ -1,0 +1,139 @@
+import json
+
+from conftest import Reply, error_envelope
+from receco_agent import client
+
+TOKEN = "rcpt_mwrjo7uj_lc6zxw"
+BODY = json.dumps(
+    {"token": TOKEN, "short_code": "ABCDEF", "merchant_string_id": "test-shop"}
+)
+
+
+def create(service, api_key=None, timeout=5.0):
+    return client.create_receipt(service.api_url, api_key, TOKEN, BODY, timeout)
+
+
+def test_a_200_with_the_receipt_confirms(fake_service):
+    answer = create(fake_service, api_key="postest_abc")
+    assert answer.kind == client.CONFIRMED
+    assert answer.status == 200
+    assert answer.data["token"] == TOKEN
+    request = fake_service.requests[0]
+    assert request["method"] == "POST"
+    assert request["path"] == "/api/trpc/createReceiptFromPOS"
+    assert request["headers"]["Authorization"] == "Bearer postest_abc"
+    assert request["headers"]["Content-Type"] == "application/json"
+    assert request["raw"] == BODY.encode()
+
+
+def test_no_authorization_header_without_a_key(fake_service):
+    create(fake_service)
+    assert "Authorization" not in fake_service.requests[0]["headers"]
+
+
+def test_a_4xx_envelope_is_a_refusal(fake_service):
+    fake_service.script.append(
+        Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found"))
+    )
+    answer = create(fake_service)
+    assert (answer.kind, answer.status, answer.code, answer.message) == (
+        client.REFUSED,
+        404,
+        "NOT_FOUND",
+        "Merchant not found",
+    )
+
+
+def test_429_is_transient_with_retry_after(fake_service):
+    fake_service.script.append(
+        Reply(
+            429,
+            error_envelope(429, "TOO_MANY_REQUESTS", "Rate limit exceeded"),
+            {"Retry-After": "12"},
+        )
+    )
+    answer = create(fake_service)
+    assert (answer.kind, answer.status, answer.message, answer.retry_after) == (
+        client.TRANSIENT,
+        429,
+        "Rate limit exceeded",
+        12.0,
+    )
+
+
+def test_5xx_is_transient(fake_service):
+    fake_service.script.append(
+        Reply(503, b"<html>down</html>", {"Content-Type": "text/html"})
+    )
+    answer = create(fake_service)
+    assert answer.kind == client.TRANSIENT
+    assert answer.status == 503
+    assert answer.message == (
+        f"{fake_service.api_url}/trpc/createReceiptFromPOS answered HTTP 503 without a Receco error body; "
+        "check rececoApiUrl"
+    )
+
+
+def test_a_404_that_is_not_the_service_is_transient(fake_service):
+    fake_service.script.append(Reply(404, b"Not Found", {"Content-Type": "text/plain"}))
+    answer = create(fake_service)
+    assert (answer.kind, answer.status) == (client.TRANSIENT, 404)
+
+
+def test_a_200_without_the_receipt_is_not_a_confirmation(fake_service):
+    fake_service.script.append(
+        Reply(200, b"<html>captive portal</html>", {"Content-Type": "text/html"})
+    )
+    answer = create(fake_service)
+    assert answer.kind == client.TRANSIENT
+    assert (
+        answer.message
+        == f"{fake_service.api_url}/trpc/createReceiptFromPOS answered 200 without the receipt; check rececoApiUrl"
+    )
+
+
+def test_a_redirect_is_not_followed(fake_service):
+    fake_service.script.append(
+        Reply(301, b"", {"Location": "https://elsewhere.example/api/trpc/x"})
+    )
+    answer = create(fake_service)
+    assert answer.kind == client.TRANSIENT
+    assert answer.status == 301
+    assert answer.message.endswith(
+        "redirects to https://elsewhere.example/api/trpc/x; set rececoApiUrl to the final address"
+    )
+    assert len(fake_service.requests) == 1
+
+
+def test_connection_refused_is_transient(closed_url):
+    answer = client.create_receipt(closed_url, None, TOKEN, BODY, 5.0)
+    assert answer.kind == client.TRANSIENT
+    assert answer.status is None
+    assert (
+        answer.message
+        == f"cannot reach {closed_url}/trpc/createReceiptFromPOS: Connection refused"
+    )
+
+
+def test_a_slow_service_times_out(fake_service):
+    fake_service.script.append(
+        Reply(200, {"result": {"data": {"token": TOKEN}}}, delay=2.0)
+    )
+    answer = create(fake_service, timeout=0.3)
+    assert answer.kind == client.TRANSIENT
+    assert answer.status is None
+    assert (
+        answer.message
+        == f"no answer from {fake_service.api_url}/trpc/createReceiptFromPOS within 0.3 s"
+    )
+
+
+def test_probe(fake_service, closed_url):
+    assert client.probe(fake_service.api_url, None, 5.0) == (
+        True,
+        "service answered HTTP 405",
+    )
+    assert fake_service.requests[0]["method"] == "GET"
+    reachable, detail = client.probe(closed_url, None, 5.0)
+    assert reachable is False
+    assert detail.endswith("Connection refused")

@@ -1,0 +1,157 @@
+import json
+import multiprocessing
+import sqlite3
+from datetime import UTC, datetime, timedelta
+
+from receco_agent.outbox import Outbox
+
+
+def add(outbox, token, code="ABCDEF"):
+    outbox.add(
+        token,
+        code,
+        json.dumps({"token": token, "short_code": code}),
+        {"terminalId": "t1"},
+    )
+
+
+def test_queue_file_uses_wal_and_full_sync(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    conn = sqlite3.connect(tmp_path / "q.sqlite3")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    with outbox._connect() as conn:
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+
+
+def _add_in_child(path, token):
+    Outbox(path).add(token, "CHILD1", json.dumps({"token": token}))
+    # No cleanup, no flush: the process dies right after the commit returned.
+    import os
+
+    os._exit(0)
+
+
+def test_a_committed_sale_survives_its_process(tmp_path):
+    path = tmp_path / "q.sqlite3"
+    Outbox(path)
+    child = multiprocessing.get_context("spawn").Process(
+        target=_add_in_child, args=(path, "rcpt_child_000001")
+    )
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    entry = Outbox(path).get("rcpt_child_000001")
+    assert entry is not None
+    assert (entry.state, entry.short_code, json.loads(entry.body)) == (
+        "pending",
+        "CHILD1",
+        {"token": "rcpt_child_000001"},
+    )
+
+
+def test_pending_is_oldest_first_and_skips_done_and_failed(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    for token in ("rcpt_a_000001", "rcpt_b_000002", "rcpt_c_000003", "rcpt_d_000004"):
+        add(outbox, token)
+    outbox.mark_done("rcpt_b_000002", 7, "ABCDEF")
+    outbox.mark_failed("rcpt_c_000003", 404, "Merchant not found")
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001", "rcpt_d_000004"]
+    assert [e.token for e in outbox.pending(limit=1)] == ["rcpt_a_000001"]
+
+
+def test_body_is_kept_byte_for_byte(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    body = '{"token":"rcpt_x_000001","total_amount":5,"items":[{"name":"Ẹ̀fọ́"}]}'
+    outbox.add("rcpt_x_000001", "ABCDEF", body)
+    assert outbox.pending()[0].body == body
+
+
+def test_token_is_unique(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    try:
+        add(outbox, "rcpt_a_000001")
+    except sqlite3.IntegrityError:
+        pass
+    else:
+        raise AssertionError("duplicate token accepted")
+    assert len(outbox.pending()) == 1
+
+
+def test_summary_counts_errors_successes_and_short_code_changes(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    assert outbox.summary() == Outbox.empty_summary()
+    for token in ("rcpt_a_000001", "rcpt_b_000002", "rcpt_c_000003"):
+        add(outbox, token)
+    outbox.record_attempt("rcpt_a_000001", None, "cannot reach x")
+    outbox.mark_done("rcpt_b_000002", 9, "ZZZZZZ")
+    outbox.mark_failed("rcpt_c_000003", 404, "Merchant not found")
+    summary = outbox.summary()
+    assert (summary["pending"], summary["failed"], summary["done"]) == (1, 1, 1)
+    assert summary["last_error"]["message"] == "Merchant not found"
+    assert summary["last_error"]["status"] == 404
+    assert summary["last_success"] is not None
+    assert summary["failed_transactions"] == [
+        {
+            "token": "rcpt_c_000003",
+            "short_code": "ABCDEF",
+            "status": 404,
+            "error": "Merchant not found",
+            "at": summary["failed_transactions"][0]["at"],
+        }
+    ]
+    assert [
+        (c["token"], c["requested"], c["assigned"])
+        for c in summary["short_code_changes"]
+    ] == [("rcpt_b_000002", "ABCDEF", "ZZZZZZ")]
+    entry = outbox.get("rcpt_a_000001")
+    assert (entry.attempts, entry.last_error) == (1, "cannot reach x")
+
+
+def test_clear_failed_removes_only_failed(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    add(outbox, "rcpt_b_000002")
+    outbox.mark_failed("rcpt_b_000002", 400, "bad")
+    assert outbox.clear_failed() == 1
+    assert outbox.clear_failed() == 0
+    assert outbox.get("rcpt_b_000002") is None
+    assert outbox.get("rcpt_a_000001").state == "pending"
+
+
+def test_retry_failed_puts_them_back(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    outbox.mark_failed("rcpt_a_000001", 401, "Invalid API key")
+    assert outbox.retry_failed() == 1
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001"]
+
+
+def test_discard_removes_only_a_pending_row(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    add(outbox, "rcpt_b_000002")
+    outbox.mark_done("rcpt_b_000002", 1, "ABCDEF")
+    outbox.discard("rcpt_a_000001")
+    outbox.discard("rcpt_b_000002")
+    assert outbox.get("rcpt_a_000001") is None
+    assert outbox.get("rcpt_b_000002").state == "done"
+
+
+def test_prune_removes_old_confirmed_rows_only(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    add(outbox, "rcpt_b_000002")
+    outbox.mark_done("rcpt_a_000001", 1, "ABCDEF")
+    assert outbox.prune() == 0
+    assert outbox.prune(now=datetime.now(UTC) + timedelta(days=8)) == 1
+    assert outbox.get("rcpt_a_000001") is None
+    assert outbox.get("rcpt_b_000002").state == "pending"
+
+
+def test_reopening_keeps_the_data(tmp_path):
+    add(Outbox(tmp_path / "q.sqlite3"), "rcpt_a_000001")
+    again = Outbox(tmp_path / "q.sqlite3")
+    assert [e.token for e in again.pending()] == ["rcpt_a_000001"]

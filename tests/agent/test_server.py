@@ -1,0 +1,347 @@
+import base64
+import json
+import re
+import socket
+
+import pytest
+from conftest import (
+    Reply,
+    error_envelope,
+    get_json,
+    make_settings,
+    post_json,
+    run_agent_server,
+    stop_agent_server,
+)
+from receco_agent import qr
+from receco_agent.outbox import Outbox
+
+SALE = {
+    "merchantId": "test-shop",
+    "merchantName": "Mama Put",
+    "items": [{"name": "Jollof", "quantity": 2, "unitPrice": 1500, "totalPrice": 3000}],
+    "totalAmount": 3000,
+    "currency": "NGN",
+    "paymentMethod": "card",
+    "cashierId": "c-7",
+    "terminalId": "t-2",
+}
+
+
+@pytest.fixture
+def offline_agent(tmp_path, closed_url):
+    running = run_agent_server(
+        make_settings(tmp_path / "home", closed_url), forwarder=False
+    )
+    yield running
+    stop_agent_server(running)
+
+
+def test_online_sale_is_uploaded_before_the_answer(agent_server, fake_service):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert status == 200
+    assert set(answer) == {
+        "receiptId",
+        "receiptUrl",
+        "qrCodeUrl",
+        "shortCode",
+        "status",
+    }
+    assert answer["status"] == "success"
+    token = answer["receiptId"]
+    assert re.fullmatch(r"rcpt_[0-9a-z]+_[0-9a-z]{6}", token)
+    assert answer["receiptUrl"] == f"http://web.test/app/receipt/{token}"
+    assert answer["qrCodeUrl"] == qr.png_data_url(answer["receiptUrl"])
+    png = base64.b64decode(answer["qrCodeUrl"].removeprefix("data:image/png;base64,"))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert re.fullmatch(r"[A-Z2-9]{6}", answer["shortCode"])
+
+    [request] = fake_service.requests
+    sent = request["json"]
+    assert sent == {
+        "token": token,
+        "short_code": answer["shortCode"],
+        "merchant_string_id": "test-shop",
+        "merchant_name": "Mama Put",
+        "currency": "NGN",
+        "payment_method": "card",
+        "total_amount": 3000,
+        "transaction_date": sent["transaction_date"],
+        "items": [
+            {"name": "Jollof", "quantity": 2, "unit_price": 1500, "total_price": 3000}
+        ],
+        "status": "completed",
+    }
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", sent["transaction_date"]
+    )
+    entry = agent_server.agent.outbox.get(token)
+    assert entry.state == "done"
+    assert agent_server.agent.outbox.summary()["last_success"] is not None
+
+
+def test_the_sale_is_committed_before_the_upload(agent_server, fake_service):
+    seen = {}
+
+    def respond(request):
+        token = request["json"]["token"]
+        # A separate connection: only committed data is visible here.
+        seen["entry"] = Outbox(agent_server.agent.outbox.path).get(token)
+        return Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "down"))
+
+    fake_service.respond = respond
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["queued"]) == (200, True)
+    assert seen["entry"].token == answer["receiptId"]
+    assert seen["entry"].state == "pending"
+
+
+def test_local_only_fields_stay_in_the_queue(agent_server, fake_service):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert status == 200
+    with agent_server.agent.outbox._connect() as conn:
+        local = conn.execute(
+            "SELECT local FROM outbox WHERE token = ?", (answer["receiptId"],)
+        ).fetchone()[0]
+    assert json.loads(local) == {"cashierId": "c-7", "terminalId": "t-2"}
+    assert "cashierId" not in fake_service.requests[0]["raw"].decode()
+
+
+def test_api_key_is_sent_as_bearer(tmp_path, fake_service):
+    running = run_agent_server(
+        make_settings(tmp_path, fake_service.api_url, api_key="postest_k"),
+        forwarder=False,
+    )
+    try:
+        post_json(f"{running.url}/transactions", SALE)
+    finally:
+        stop_agent_server(running)
+    assert fake_service.requests[0]["headers"]["Authorization"] == "Bearer postest_k"
+
+
+def test_a_reassigned_short_code_is_answered_and_recorded(agent_server, fake_service):
+    fake_service.assign_short_code = "ZZZ999"
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["shortCode"]) == (200, "ZZZ999")
+    [change] = agent_server.agent.outbox.summary()["short_code_changes"]
+    assert (change["token"], change["assigned"]) == (answer["receiptId"], "ZZZ999")
+    assert change["requested"] == fake_service.requests[0]["json"]["short_code"]
+
+
+def test_a_refusal_during_the_sale_goes_back_to_the_pos(agent_server, fake_service):
+    fake_service.script.append(
+        Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found"))
+    )
+    status, answer, _ = post_json(
+        f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-unknown"}
+    )
+    assert status == 404
+    assert answer == {
+        "status": "error",
+        "error": "Merchant not found",
+        "code": "NOT_FOUND",
+    }
+    summary = agent_server.agent.outbox.summary()
+    assert (summary["pending"], summary["failed"], summary["done"]) == (0, 0, 0)
+    assert summary["last_error"]["message"] == "Merchant not found"
+
+
+def test_service_down_queues_the_sale(offline_agent):
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", SALE)
+    assert status == 200
+    assert answer["status"] == "success"
+    assert answer["queued"] is True
+    assert answer["receiptUrl"] == f"http://web.test/app/receipt/{answer['receiptId']}"
+    [entry] = Outbox(offline_agent.agent.outbox.path).pending()
+    assert (entry.token, entry.short_code, entry.attempts) == (
+        answer["receiptId"],
+        answer["shortCode"],
+        1,
+    )
+
+
+def test_rate_limited_sale_is_queued(agent_server, fake_service):
+    fake_service.script.append(
+        Reply(
+            429,
+            error_envelope(429, "TOO_MANY_REQUESTS", "Rate limit exceeded"),
+            {"Retry-After": "30"},
+        )
+    )
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["queued"]) == (200, True)
+    assert agent_server.agent.outbox.summary()["pending"] == 1
+
+
+def test_without_offline_mode_an_unreachable_service_is_an_error(tmp_path, closed_url):
+    running = run_agent_server(
+        make_settings(tmp_path, closed_url, offline_mode=False), forwarder=False
+    )
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", SALE)
+        summary = running.agent.outbox.summary()
+    finally:
+        stop_agent_server(running)
+    assert status == 503
+    assert answer == {
+        "status": "error",
+        "error": f"Receco service unavailable (cannot reach {closed_url}/trpc/createReceiptFromPOS: "
+        "Connection refused); the sale was not queued because enableOfflineMode is false",
+    }
+    assert (summary["pending"], summary["failed"]) == (0, 0)
+
+
+def test_without_offline_mode_a_failing_service_is_a_bad_gateway(
+    tmp_path, fake_service
+):
+    fake_service.script.append(
+        Reply(
+            500, error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error")
+        )
+    )
+    running = run_agent_server(
+        make_settings(tmp_path, fake_service.api_url, offline_mode=False),
+        forwarder=False,
+    )
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", SALE)
+    finally:
+        stop_agent_server(running)
+    assert status == 502
+    assert answer["error"] == (
+        "Receco service unavailable (Internal server error); the sale was not queued because enableOfflineMode is false"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"items": SALE["items"], "totalAmount": 1},
+            "Missing required field(s): merchantId",
+        ),
+        (
+            {"merchantId": "test-shop", "totalAmount": 1},
+            "Missing required field(s): items",
+        ),
+        (
+            {"merchantId": "test-shop", "items": SALE["items"]},
+            "Missing required field(s): totalAmount",
+        ),
+        (
+            {**SALE, "totalAmount": "3000"},
+            "totalAmount must be an integer >= 0 (minor currency units)",
+        ),
+    ],
+)
+def test_invalid_sales_are_400(agent_server, fake_service, body, message):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", body)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+    assert fake_service.requests == []
+    assert agent_server.agent.outbox.summary()["pending"] == 0
+
+
+def test_bad_json_is_400(agent_server):
+    status, answer, _ = post_json(
+        f"{agent_server.url}/transactions", None, raw=b'{"merchantId": '
+    )
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "Request body is not valid JSON"},
+    )
+
+
+def raw_request(port: int, head: str) -> tuple[int, dict]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head_part, _, body = data.partition(b"\r\n\r\n")
+    return int(head_part.split()[1]), json.loads(body)
+
+
+def test_oversized_body_is_400_without_reading_it(agent_server):
+    port = agent_server.agent.settings.port
+    status, answer = raw_request(
+        port,
+        f"POST /transactions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1048577\r\n\r\n",
+    )
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "Request body is larger than 1048576 bytes"},
+    )
+
+
+def test_missing_content_length_is_400(agent_server):
+    port = agent_server.agent.settings.port
+    status, answer = raw_request(
+        port,
+        "POST /transactions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\r\n",
+    )
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "Content-Length header is required"},
+    )
+
+
+def test_other_content_types_are_refused(agent_server):
+    status, answer, _ = post_json(
+        f"{agent_server.url}/transactions", SALE, headers={"Content-Type": "text/plain"}
+    )
+    assert (status, answer) == (
+        415,
+        {"status": "error", "error": "Content-Type must be application/json"},
+    )
+
+
+def test_foreign_host_names_are_refused(agent_server):
+    status, answer, _ = post_json(
+        f"{agent_server.url}/transactions", SALE, headers={"Host": "evil.example"}
+    )
+    assert (status, answer) == (
+        400,
+        {
+            "status": "error",
+            "error": "Unexpected Host header 'evil.example': use 127.0.0.1 or localhost",
+        },
+    )
+
+
+def test_unknown_path_is_404(agent_server):
+    status, answer, _ = post_json(f"{agent_server.url}/transaction", SALE)
+    assert (status, answer) == (
+        404,
+        {"status": "error", "error": "No such endpoint: POST /transaction"},
+    )
+
+
+def test_health(offline_agent):
+    post_json(f"{offline_agent.url}/transactions", SALE)
+    status, health = get_json(f"{offline_agent.url}/health")
+    assert status == 200
+    assert health["agent"] == "receco-agent"
+    assert health["running"] is True
+    assert health["online"] is False
+    assert (health["pending"], health["failed"]) == (1, 0)
+    assert health["last_success"] is None
+    assert health["last_error"]["message"].endswith("Connection refused")
+    assert health["merchantId"] == "test-shop"
+
+
+def test_printed_qr_and_short_code(tmp_path, fake_service):
+    import io
+
+    from receco_agent.agent import Agent
+
+    out = io.StringIO()
+    agent = Agent(make_settings(tmp_path, fake_service.api_url, print_qr=True), out=out)
+    status, answer = agent.accept(json.dumps(SALE).encode())
+    assert status == 200
+    text = out.getvalue()
+    assert (
+        f"Short code: {answer['shortCode']}   total: 3000\n{answer['receiptUrl']}\n"
+        in text
+    )
+    assert "█" in text

@@ -1,0 +1,192 @@
+import json
+from datetime import UTC, datetime
+
+import pytest
+from receco_agent.transactions import (
+    InvalidTransaction,
+    parse_body,
+    to_service_input,
+    validate,
+)
+
+NOW = datetime(2026, 11, 22, 10, 15, 0, 123000, tzinfo=UTC)
+
+
+def sale(**changes):
+    body = {
+        "merchantId": "test-shop",
+        "items": [
+            {
+                "name": "Jollof",
+                "quantity": 2,
+                "unitPrice": 1500,
+                "totalPrice": 3000,
+                "sku": "J-1",
+            }
+        ],
+        "totalAmount": 3000,
+    }
+    body.update(changes)
+    return {k: v for k, v in body.items() if v is not ...}
+
+
+def error_of(data) -> str:
+    with pytest.raises(InvalidTransaction) as info:
+        validate(data)
+    return str(info.value)
+
+
+def test_full_transaction_maps_to_the_services_snake_case():
+    tx = validate(
+        sale(
+            merchantName="Mama Put",
+            merchantLogo="https://cdn.example/logo.png",
+            accentColor="#0b6e4f",
+            currency="NGN",
+            paymentMethod="card",
+            location="Lekki branch",
+            timestamp="2026-11-22T11:15:00+01:00",
+            cashierId="c-7",
+            terminalId="t-2",
+        )
+    )
+    assert to_service_input(tx, "rcpt_abc_def123", "K7P2QX", NOW) == {
+        "token": "rcpt_abc_def123",
+        "short_code": "K7P2QX",
+        "merchant_string_id": "test-shop",
+        "merchant_name": "Mama Put",
+        "merchant_logo": "https://cdn.example/logo.png",
+        "accent_color": "#0b6e4f",
+        "currency": "NGN",
+        "payment_method": "card",
+        "location": "Lekki branch",
+        "total_amount": 3000,
+        "transaction_date": "2026-11-22T10:15:00.000Z",
+        "items": [
+            {
+                "name": "Jollof",
+                "quantity": 2,
+                "unit_price": 1500,
+                "total_price": 3000,
+                "sku": "J-1",
+            }
+        ],
+        "status": "completed",
+    }
+    assert tx.local_fields == {"cashierId": "c-7", "terminalId": "t-2"}
+
+
+def test_minimal_transaction_leaves_optional_fields_out_and_dates_it_now():
+    tx = validate(
+        sale(items=[{"name": "Tea", "quantity": 3, "unitPrice": 200}], totalAmount=600)
+    )
+    assert to_service_input(tx, "rcpt_a_b", "ABCDEF", NOW) == {
+        "token": "rcpt_a_b",
+        "short_code": "ABCDEF",
+        "merchant_string_id": "test-shop",
+        "total_amount": 600,
+        "transaction_date": "2026-11-22T10:15:00.123Z",
+        "items": [
+            {"name": "Tea", "quantity": 3, "unit_price": 200, "total_price": 600}
+        ],
+        "status": "completed",
+    }
+    assert tx.local_fields == {}
+
+
+def test_timestamp_without_offset_is_utc():
+    tx = validate(sale(timestamp="2026-11-22T10:15:00"))
+    assert (
+        to_service_input(tx, "t", "c", NOW)["transaction_date"]
+        == "2026-11-22T10:15:00.000Z"
+    )
+
+
+def test_unknown_fields_are_not_forwarded():
+    tx = validate(sale(customerEmail="someone@example.com"))
+    assert "customer_email" not in to_service_input(tx, "t", "c", NOW)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"merchantId": ...}, "Missing required field(s): merchantId"),
+        (
+            {"merchantId": ..., "items": ..., "totalAmount": ...},
+            "Missing required field(s): merchantId, items, totalAmount",
+        ),
+        ({"totalAmount": None}, "Missing required field(s): totalAmount"),
+        ({"merchantId": 12}, "merchantId must be a non-empty string"),
+        ({"merchantId": "  "}, "merchantId must be a non-empty string"),
+        ({"items": []}, "items must be a non-empty array"),
+        ({"items": {"name": "x"}}, "items must be a non-empty array"),
+        ({"items": ["x"]}, "items[0] must be an object"),
+        (
+            {"items": [{"quantity": 1, "unitPrice": 1}]},
+            "items[0].name is required and must be a non-empty string",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 0, "unitPrice": 1}]},
+            "items[0].quantity must be an integer >= 1",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 1.5, "unitPrice": 1}]},
+            "items[0].quantity must be an integer >= 1",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": True, "unitPrice": 1}]},
+            "items[0].quantity must be an integer >= 1",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 1, "unitPrice": "100"}]},
+            "items[0].unitPrice must be an integer >= 0 (minor currency units)",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 1, "unitPrice": 1, "totalPrice": -1}]},
+            "items[0].totalPrice must be an integer >= 0 (minor currency units)",
+        ),
+        (
+            {"items": [{"name": "x", "quantity": 1, "unitPrice": 1, "sku": 5}]},
+            "items[0].sku must be a string",
+        ),
+        (
+            {"totalAmount": 10.5},
+            "totalAmount must be an integer >= 0 (minor currency units)",
+        ),
+        (
+            {"totalAmount": "3000"},
+            "totalAmount must be an integer >= 0 (minor currency units)",
+        ),
+        (
+            {"totalAmount": -1},
+            "totalAmount must be an integer >= 0 (minor currency units)",
+        ),
+        ({"merchantName": 5}, "merchantName must be a string"),
+        ({"accentColor": "green"}, "accentColor must be a hex colour such as #1a2b3c"),
+        ({"currency": "naira"}, "currency must be 3 uppercase letters such as NGN"),
+        (
+            {"merchantLogo": "javascript:alert(1)"},
+            "merchantLogo must be an http:// or https:// URL",
+        ),
+        (
+            {"timestamp": "yesterday"},
+            "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z",
+        ),
+    ],
+)
+def test_invalid_transactions_say_what_is_wrong(changes, message):
+    assert error_of(sale(**changes)) == message
+
+
+def test_body_must_be_a_json_object():
+    assert error_of([1, 2]) == "Request body must be a JSON object"
+    with pytest.raises(InvalidTransaction, match="^Request body is not valid JSON$"):
+        parse_body(b"{not json")
+    with pytest.raises(InvalidTransaction, match="^Request body is not valid JSON$"):
+        parse_body(b"\xff\xfe")
+
+
+def test_parse_body_accepts_json_bytes():
+    tx = parse_body(json.dumps(sale()).encode())
+    assert tx.merchant_id == "test-shop"
+    assert tx.total_amount == 3000
