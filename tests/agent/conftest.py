@@ -3,6 +3,7 @@ service (answering its envelopes), and an agent served on a free local port."""
 
 import json
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -25,9 +26,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def error_envelope(
-    status: int, code: str, message: str, path: str = "createReceiptFromPOS"
-) -> dict:
+def error_envelope(status: int, code: str, message: str, path: str = "createReceiptFromPOS") -> dict:
     return {
         "error": {
             "message": message,
@@ -63,9 +62,7 @@ class FakeService:
         return f"{self.url}/api"
 
     def tokens(self) -> list[str]:
-        return [
-            r["json"]["token"] for r in self.requests if isinstance(r.get("json"), dict)
-        ]
+        return [r["json"]["token"] for r in self.requests if isinstance(r.get("json"), dict)]
 
     def answer(self, request: dict) -> Reply:
         with self.lock:
@@ -75,9 +72,7 @@ class FakeService:
         if self.respond is not None:
             return self.respond(request)
         if request["method"] != "POST":
-            return Reply(
-                405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported")
-            )
+            return Reply(405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported"))
         body = request["json"]
         with self.lock:
             if body["token"] not in self.receipts:
@@ -125,11 +120,7 @@ def _handler(service: FakeService):
             reply = service.answer(request)
             if reply.delay:
                 threading.Event().wait(reply.delay)
-            body = (
-                reply.body
-                if isinstance(reply.body, bytes)
-                else json.dumps(reply.body).encode()
-            )
+            body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
@@ -148,15 +139,21 @@ def _handler(service: FakeService):
     return Handler
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that timed out on purpose closes before the reply: not a test failure.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @pytest.fixture
 def fake_service() -> Iterator[FakeService]:
     service = FakeService()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(service))
-    server.daemon_threads = True
+    server = _QuietServer(("127.0.0.1", 0), _handler(service))
     service.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield service
     server.shutdown()
@@ -197,9 +194,7 @@ class RunningAgent:
 def run_agent_server(settings: Settings, forwarder: bool) -> RunningAgent:
     agent = Agent(settings)
     server = AgentServer(agent, port=settings.port)
-    threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    ).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     if forwarder:
         agent.forwarder.start()
     return RunningAgent(agent, server, f"http://127.0.0.1:{settings.port}")
@@ -219,9 +214,7 @@ def agent_server(settings) -> Iterator[RunningAgent]:
     stop_agent_server(running)
 
 
-def wait_until(
-    predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.05
-) -> object:
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.05) -> object:
     """Return predicate()'s first truthy value; fail the test after ``timeout`` seconds."""
     event = threading.Event()
     deadline = time.monotonic() + timeout

@@ -4,9 +4,7 @@ from conftest import Reply, error_envelope
 from receco_agent import client
 
 TOKEN = "rcpt_mwrjo7uj_lc6zxw"
-BODY = json.dumps(
-    {"token": TOKEN, "short_code": "ABCDEF", "merchant_string_id": "test-shop"}
-)
+BODY = json.dumps({"token": TOKEN, "short_code": "ABCDEF", "merchant_string_id": "test-shop"})
 
 
 def create(service, api_key=None, timeout=5.0):
@@ -32,9 +30,7 @@ def test_no_authorization_header_without_a_key(fake_service):
 
 
 def test_a_4xx_envelope_is_a_refusal(fake_service):
-    fake_service.script.append(
-        Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found"))
-    )
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
     answer = create(fake_service)
     assert (answer.kind, answer.status, answer.code, answer.message) == (
         client.REFUSED,
@@ -62,9 +58,7 @@ def test_429_is_transient_with_retry_after(fake_service):
 
 
 def test_5xx_is_transient(fake_service):
-    fake_service.script.append(
-        Reply(503, b"<html>down</html>", {"Content-Type": "text/html"})
-    )
+    fake_service.script.append(Reply(503, b"<html>down</html>", {"Content-Type": "text/html"}))
     answer = create(fake_service)
     assert answer.kind == client.TRANSIENT
     assert answer.status == 503
@@ -81,9 +75,7 @@ def test_a_404_that_is_not_the_service_is_transient(fake_service):
 
 
 def test_a_200_without_the_receipt_is_not_a_confirmation(fake_service):
-    fake_service.script.append(
-        Reply(200, b"<html>captive portal</html>", {"Content-Type": "text/html"})
-    )
+    fake_service.script.append(Reply(200, b"<html>captive portal</html>", {"Content-Type": "text/html"}))
     answer = create(fake_service)
     assert answer.kind == client.TRANSIENT
     assert (
@@ -93,9 +85,7 @@ def test_a_200_without_the_receipt_is_not_a_confirmation(fake_service):
 
 
 def test_a_redirect_is_not_followed(fake_service):
-    fake_service.script.append(
-        Reply(301, b"", {"Location": "https://elsewhere.example/api/trpc/x"})
-    )
+    fake_service.script.append(Reply(301, b"", {"Location": "https://elsewhere.example/api/trpc/x"}))
     answer = create(fake_service)
     assert answer.kind == client.TRANSIENT
     assert answer.status == 301
@@ -109,23 +99,15 @@ def test_connection_refused_is_transient(closed_url):
     answer = client.create_receipt(closed_url, None, TOKEN, BODY, 5.0)
     assert answer.kind == client.TRANSIENT
     assert answer.status is None
-    assert (
-        answer.message
-        == f"cannot reach {closed_url}/trpc/createReceiptFromPOS: Connection refused"
-    )
+    assert answer.message == f"cannot reach {closed_url}/trpc/createReceiptFromPOS: Connection refused"
 
 
 def test_a_slow_service_times_out(fake_service):
-    fake_service.script.append(
-        Reply(200, {"result": {"data": {"token": TOKEN}}}, delay=2.0)
-    )
+    fake_service.script.append(Reply(200, {"result": {"data": {"token": TOKEN}}}, delay=2.0))
     answer = create(fake_service, timeout=0.3)
     assert answer.kind == client.TRANSIENT
     assert answer.status is None
-    assert (
-        answer.message
-        == f"no answer from {fake_service.api_url}/trpc/createReceiptFromPOS within 0.3 s"
-    )
+    assert answer.message == f"no answer from {fake_service.api_url}/trpc/createReceiptFromPOS within 0.3 s"
 
 
 def test_probe(fake_service, closed_url):

@@ -27,10 +27,7 @@ def test_defaults_without_a_file(tmp_path):
 
 
 def test_home_comes_from_the_environment(tmp_path):
-    assert (
-        config.resolve_home(env={"RECECO_AGENT_HOME": str(tmp_path)})
-        == tmp_path.resolve()
-    )
+    assert config.resolve_home(env={"RECECO_AGENT_HOME": str(tmp_path)}) == tmp_path.resolve()
 
 
 def test_home_defaults_to_the_user_config_dir():
@@ -56,14 +53,8 @@ def test_the_file_is_read(tmp_path):
     assert settings.merchant_id == "test-shop"
     assert settings.api_key == "postest_abc"
     assert settings.api_url == "https://receco.example/api"
-    assert (
-        settings.procedure_url("getReceipt")
-        == "https://receco.example/api/trpc/getReceipt"
-    )
-    assert (
-        settings.receipt_url("rcpt_a_b")
-        == "https://receco.example/app/receipt/rcpt_a_b"
-    )
+    assert settings.procedure_url("getReceipt") == "https://receco.example/api/trpc/getReceipt"
+    assert settings.receipt_url("rcpt_a_b") == "https://receco.example/app/receipt/rcpt_a_b"
     assert settings.offline_mode is False
     assert settings.print_qr is False
     assert settings.port == 4001
@@ -71,9 +62,7 @@ def test_the_file_is_read(tmp_path):
 
 
 def test_environment_overrides_the_file(tmp_path):
-    write(
-        tmp_path, {"merchantId": "test-file", "port": 4001, "enableOfflineMode": True}
-    )
+    write(tmp_path, {"merchantId": "test-file", "port": 4001, "enableOfflineMode": True})
     env = {
         "RECECO_MERCHANT_ID": "test-env",
         "RECECO_API_KEY": "poslive_xyz",
@@ -148,17 +137,12 @@ def test_invalid_file_value_names_the_file(tmp_path):
     with pytest.raises(ConfigError) as info:
         config.load(tmp_path, env={})
     path = tmp_path.resolve() / "config.json"
-    assert (
-        str(info.value)
-        == f"port (from {path}) must be an integer from 1 to 65535; got '3001x'"
-    )
+    assert str(info.value) == f"port (from {path}) must be an integer from 1 to 65535; got '3001x'"
 
 
 def test_boolean_in_the_file_must_be_a_json_boolean_or_word(tmp_path):
     write(tmp_path, {"printQRCodes": 3})
-    with pytest.raises(
-        ConfigError, match=r"printQRCodes \(from .*\) must be true or false; got 3"
-    ):
+    with pytest.raises(ConfigError, match=r"printQRCodes \(from .*\) must be true or false; got 3"):
         config.load(tmp_path, env={})
 
 
@@ -166,9 +150,7 @@ def test_broken_json_says_where(tmp_path):
     (tmp_path / "config.json").write_text('{"port": 3001,\n "merchantId": }')
     with pytest.raises(ConfigError) as info:
         config.load(tmp_path, env={})
-    assert str(info.value).startswith(
-        f"{tmp_path.resolve() / 'config.json'} is not valid JSON (line 2, column 16"
-    )
+    assert str(info.value).startswith(f"{tmp_path.resolve() / 'config.json'} is not valid JSON (line 2, column 16")
     assert str(info.value).endswith("fix it or run 'receco-agent init' again")
 
 
@@ -176,10 +158,7 @@ def test_unknown_setting_is_named(tmp_path):
     write(tmp_path, {"prot": 3001})
     with pytest.raises(ConfigError) as info:
         config.load(tmp_path, env={})
-    assert (
-        "has unknown setting(s) prot; known settings are merchantId, apiKey, rececoApiUrl"
-        in str(info.value)
-    )
+    assert "has unknown setting(s) prot; known settings are merchantId, apiKey, rececoApiUrl" in str(info.value)
 
 
 def test_missing_merchant_id_says_how_to_set_it(tmp_path):
@@ -187,16 +166,13 @@ def test_missing_merchant_id_says_how_to_set_it(tmp_path):
     with pytest.raises(ConfigError) as info:
         settings.require_merchant_id()
     assert str(info.value) == (
-        "merchantId is not set: run 'receco-agent init --merchant-id <id> --api-key <key>' "
-        "or set RECECO_MERCHANT_ID"
+        "merchantId is not set: run 'receco-agent init --merchant-id <id> --api-key <key>' or set RECECO_MERCHANT_ID"
     )
 
 
 def test_write_creates_a_private_file_and_merges(tmp_path):
     home = tmp_path / "home"
-    path = config.write(
-        home, {"merchantId": "test-a", "apiKey": "postest_k1", "port": 4100}
-    )
+    path = config.write(home, {"merchantId": "test-a", "apiKey": "postest_k1", "port": 4100})
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     config.write(home, {"rececoApiUrl": "https://r.example/api", "merchantId": None})
     data = json.loads(path.read_text())

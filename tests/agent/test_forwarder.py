@@ -42,17 +42,13 @@ def test_drains_oldest_first_and_confirms_each(agent, fake_service):
 
 def test_a_transient_failure_pauses_the_queue_with_backoff(agent, fake_service):
     tokens = queue(agent, 3)
-    fake_service.script.append(
-        Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable"))
-    )
+    fake_service.script.append(Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable")))
     wait = agent.forwarder.drain()
     assert 0.5 <= wait <= 1.0
     assert fake_service.tokens() == tokens[:1]
     assert agent.outbox.get(tokens[0]).state == "pending"
     assert agent.online is False
-    fake_service.script.append(
-        Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable"))
-    )
+    fake_service.script.append(Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable")))
     assert 1.0 <= agent.forwarder.drain() <= 2.0
     assert agent.forwarder.failures == 2
     assert agent.forwarder.drain() == IDLE_SECONDS
@@ -76,9 +72,7 @@ def test_retry_after_is_honoured(agent, fake_service):
 
 def test_a_refused_sale_is_marked_failed_and_the_queue_goes_on(agent, fake_service):
     tokens = queue(agent, 3)
-    fake_service.script.append(
-        Reply(400, error_envelope(400, "INVALID_INPUT", "items: must not be empty"))
-    )
+    fake_service.script.append(Reply(400, error_envelope(400, "INVALID_INPUT", "items: must not be empty")))
     assert agent.forwarder.drain() == IDLE_SECONDS
     failed = agent.outbox.get(tokens[0])
     assert (failed.state, failed.last_status, failed.last_error) == (
@@ -118,9 +112,7 @@ def test_the_thread_drains_in_the_background(agent, fake_service):
 
 def test_a_queued_sale_wakes_an_idle_thread(agent, fake_service):
     agent.forwarder.start()
-    wait_until(
-        lambda: agent.online is True
-    )  # the start-up check is done, the thread idles
+    wait_until(lambda: agent.online is True)  # the start-up check is done, the thread idles
     [token] = queue(agent, 1)
     started = time.monotonic()
     agent.forwarder.notify_queued()
@@ -134,9 +126,7 @@ def test_stop_finishes_the_upload_in_flight(agent, fake_service):
 
     def slow(request):
         if request["method"] == "GET":
-            return Reply(
-                405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported")
-            )
+            return Reply(405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported"))
         arrived.set()
         body = request["json"]
         return Reply(

@@ -36,9 +36,7 @@ def _add_in_child(path, token):
 def test_a_committed_sale_survives_its_process(tmp_path):
     path = tmp_path / "q.sqlite3"
     Outbox(path)
-    child = multiprocessing.get_context("spawn").Process(
-        target=_add_in_child, args=(path, "rcpt_child_000001")
-    )
+    child = multiprocessing.get_context("spawn").Process(target=_add_in_child, args=(path, "rcpt_child_000001"))
     child.start()
     child.join(30)
     assert child.exitcode == 0
@@ -102,10 +100,9 @@ def test_summary_counts_errors_successes_and_short_code_changes(tmp_path):
             "at": summary["failed_transactions"][0]["at"],
         }
     ]
-    assert [
-        (c["token"], c["requested"], c["assigned"])
-        for c in summary["short_code_changes"]
-    ] == [("rcpt_b_000002", "ABCDEF", "ZZZZZZ")]
+    assert [(c["token"], c["requested"], c["assigned"]) for c in summary["short_code_changes"]] == [
+        ("rcpt_b_000002", "ABCDEF", "ZZZZZZ")
+    ]
     entry = outbox.get("rcpt_a_000001")
     assert (entry.attempts, entry.last_error) == (1, "cannot reach x")
 

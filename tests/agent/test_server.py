@@ -30,9 +30,7 @@ SALE = {
 
 @pytest.fixture
 def offline_agent(tmp_path, closed_url):
-    running = run_agent_server(
-        make_settings(tmp_path / "home", closed_url), forwarder=False
-    )
+    running = run_agent_server(make_settings(tmp_path / "home", closed_url), forwarder=False)
     yield running
     stop_agent_server(running)
 
@@ -67,14 +65,10 @@ def test_online_sale_is_uploaded_before_the_answer(agent_server, fake_service):
         "payment_method": "card",
         "total_amount": 3000,
         "transaction_date": sent["transaction_date"],
-        "items": [
-            {"name": "Jollof", "quantity": 2, "unit_price": 1500, "total_price": 3000}
-        ],
+        "items": [{"name": "Jollof", "quantity": 2, "unit_price": 1500, "total_price": 3000}],
         "status": "completed",
     }
-    assert re.fullmatch(
-        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", sent["transaction_date"]
-    )
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", sent["transaction_date"])
     entry = agent_server.agent.outbox.get(token)
     assert entry.state == "done"
     assert agent_server.agent.outbox.summary()["last_success"] is not None
@@ -100,9 +94,7 @@ def test_local_only_fields_stay_in_the_queue(agent_server, fake_service):
     status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
     assert status == 200
     with agent_server.agent.outbox._connect() as conn:
-        local = conn.execute(
-            "SELECT local FROM outbox WHERE token = ?", (answer["receiptId"],)
-        ).fetchone()[0]
+        local = conn.execute("SELECT local FROM outbox WHERE token = ?", (answer["receiptId"],)).fetchone()[0]
     assert json.loads(local) == {"cashierId": "c-7", "terminalId": "t-2"}
     assert "cashierId" not in fake_service.requests[0]["raw"].decode()
 
@@ -129,12 +121,8 @@ def test_a_reassigned_short_code_is_answered_and_recorded(agent_server, fake_ser
 
 
 def test_a_refusal_during_the_sale_goes_back_to_the_pos(agent_server, fake_service):
-    fake_service.script.append(
-        Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found"))
-    )
-    status, answer, _ = post_json(
-        f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-unknown"}
-    )
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-unknown"})
     assert status == 404
     assert answer == {
         "status": "error",
@@ -174,9 +162,7 @@ def test_rate_limited_sale_is_queued(agent_server, fake_service):
 
 
 def test_without_offline_mode_an_unreachable_service_is_an_error(tmp_path, closed_url):
-    running = run_agent_server(
-        make_settings(tmp_path, closed_url, offline_mode=False), forwarder=False
-    )
+    running = run_agent_server(make_settings(tmp_path, closed_url, offline_mode=False), forwarder=False)
     try:
         status, answer, _ = post_json(f"{running.url}/transactions", SALE)
         summary = running.agent.outbox.summary()
@@ -191,14 +177,8 @@ def test_without_offline_mode_an_unreachable_service_is_an_error(tmp_path, close
     assert (summary["pending"], summary["failed"]) == (0, 0)
 
 
-def test_without_offline_mode_a_failing_service_is_a_bad_gateway(
-    tmp_path, fake_service
-):
-    fake_service.script.append(
-        Reply(
-            500, error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error")
-        )
-    )
+def test_without_offline_mode_a_failing_service_is_a_bad_gateway(tmp_path, fake_service):
+    fake_service.script.append(Reply(500, error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error")))
     running = run_agent_server(
         make_settings(tmp_path, fake_service.api_url, offline_mode=False),
         forwarder=False,
@@ -242,9 +222,7 @@ def test_invalid_sales_are_400(agent_server, fake_service, body, message):
 
 
 def test_bad_json_is_400(agent_server):
-    status, answer, _ = post_json(
-        f"{agent_server.url}/transactions", None, raw=b'{"merchantId": '
-    )
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", None, raw=b'{"merchantId": ')
     assert (status, answer) == (
         400,
         {"status": "error", "error": "Request body is not valid JSON"},
@@ -287,9 +265,7 @@ def test_missing_content_length_is_400(agent_server):
 
 
 def test_other_content_types_are_refused(agent_server):
-    status, answer, _ = post_json(
-        f"{agent_server.url}/transactions", SALE, headers={"Content-Type": "text/plain"}
-    )
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers={"Content-Type": "text/plain"})
     assert (status, answer) == (
         415,
         {"status": "error", "error": "Content-Type must be application/json"},
@@ -297,9 +273,7 @@ def test_other_content_types_are_refused(agent_server):
 
 
 def test_foreign_host_names_are_refused(agent_server):
-    status, answer, _ = post_json(
-        f"{agent_server.url}/transactions", SALE, headers={"Host": "evil.example"}
-    )
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers={"Host": "evil.example"})
     assert (status, answer) == (
         400,
         {
@@ -340,8 +314,5 @@ def test_printed_qr_and_short_code(tmp_path, fake_service):
     status, answer = agent.accept(json.dumps(SALE).encode())
     assert status == 200
     text = out.getvalue()
-    assert (
-        f"Short code: {answer['shortCode']}   total: 3000\n{answer['receiptUrl']}\n"
-        in text
-    )
+    assert f"Short code: {answer['shortCode']}   total: 3000\n{answer['receiptUrl']}\n" in text
     assert "█" in text

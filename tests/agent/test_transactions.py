@@ -77,18 +77,14 @@ def test_full_transaction_maps_to_the_services_snake_case():
 
 
 def test_minimal_transaction_leaves_optional_fields_out_and_dates_it_now():
-    tx = validate(
-        sale(items=[{"name": "Tea", "quantity": 3, "unitPrice": 200}], totalAmount=600)
-    )
+    tx = validate(sale(items=[{"name": "Tea", "quantity": 3, "unitPrice": 200}], totalAmount=600))
     assert to_service_input(tx, "rcpt_a_b", "ABCDEF", NOW) == {
         "token": "rcpt_a_b",
         "short_code": "ABCDEF",
         "merchant_string_id": "test-shop",
         "total_amount": 600,
         "transaction_date": "2026-11-22T10:15:00.123Z",
-        "items": [
-            {"name": "Tea", "quantity": 3, "unit_price": 200, "total_price": 600}
-        ],
+        "items": [{"name": "Tea", "quantity": 3, "unit_price": 200, "total_price": 600}],
         "status": "completed",
     }
     assert tx.local_fields == {}
@@ -96,10 +92,7 @@ def test_minimal_transaction_leaves_optional_fields_out_and_dates_it_now():
 
 def test_timestamp_without_offset_is_utc():
     tx = validate(sale(timestamp="2026-11-22T10:15:00"))
-    assert (
-        to_service_input(tx, "t", "c", NOW)["transaction_date"]
-        == "2026-11-22T10:15:00.000Z"
-    )
+    assert to_service_input(tx, "t", "c", NOW)["transaction_date"] == "2026-11-22T10:15:00.000Z"
 
 
 def test_unknown_fields_are_not_forwarded():

@@ -56,38 +56,26 @@ class Agent:
 
     def check_service(self) -> None:
         """Find out whether the service answers, for /health before the first sale."""
-        reachable, detail = client.probe(
-            self.settings.api_url, self.settings.api_key, SALE_UPLOAD_TIMEOUT
-        )
+        reachable, detail = client.probe(self.settings.api_url, self.settings.api_key, SALE_UPLOAD_TIMEOUT)
         self._contact(reachable)
-        (log.info if reachable else log.warning)(
-            "Receco service at %s: %s", self.settings.api_url, detail
-        )
+        (log.info if reachable else log.warning)("Receco service at %s: %s", self.settings.api_url, detail)
 
     def _contact(self, online: bool) -> None:
         self.online = online
         self.last_contact = iso_utc(datetime.now(UTC))
 
-    def upload(
-        self, token: str, body: str, timeout: float, during_sale: bool
-    ) -> client.Answer:
+    def upload(self, token: str, body: str, timeout: float, during_sale: bool) -> client.Answer:
         """Send one queued sale and record the outcome in the queue.
 
         A refusal during a sale removes the row (the POS is told); during draining it marks
         the row failed. A transient failure leaves the row pending.
         """
-        answer = client.create_receipt(
-            self.settings.api_url, self.settings.api_key, token, body, timeout
-        )
+        answer = client.create_receipt(self.settings.api_url, self.settings.api_key, token, body, timeout)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
             requested = json.loads(body).get("short_code")
             assigned = answer.data.get("short_code") or requested
-            receipt_id = (
-                answer.data.get("id")
-                if isinstance(answer.data.get("id"), int)
-                else None
-            )
+            receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
             self.outbox.mark_done(token, receipt_id, assigned)
             if assigned != requested:
                 log.warning(
@@ -113,9 +101,7 @@ class Agent:
             )
         else:
             self.outbox.record_attempt(token, answer.status, answer.message)
-            log.warning(
-                "Upload of receipt %s did not go through: %s", token, answer.message
-            )
+            log.warning("Upload of receipt %s did not go through: %s", token, answer.message)
         return answer
 
     def accept(self, body: bytes) -> tuple[int, dict]:
@@ -148,9 +134,7 @@ class Agent:
             self.release(token)
         return self._answer(token, short_code, tx.total_amount, answer)
 
-    def _answer(
-        self, token: str, short_code: str, total: int, answer: client.Answer
-    ) -> tuple[int, dict]:
+    def _answer(self, token: str, short_code: str, total: int, answer: client.Answer) -> tuple[int, dict]:
         if answer.kind == client.REFUSED:
             return answer.status, {
                 "status": "error",
@@ -182,26 +166,18 @@ class Agent:
             # The service answered again: no need to sit out the rest of the back-off.
             self.forwarder.wake(reset=True)
         if self.settings.print_qr:
-            self._print_receipt(
-                short_code, receipt_url, total, queued=answer.kind == client.TRANSIENT
-            )
+            self._print_receipt(short_code, receipt_url, total, queued=answer.kind == client.TRANSIENT)
         return 200, result
 
-    def _print_receipt(
-        self, short_code: str, receipt_url: str, total: int, queued: bool
-    ) -> None:
+    def _print_receipt(self, short_code: str, receipt_url: str, total: int, queued: bool) -> None:
         with self._print_lock:
             try:
                 qr.print_text(receipt_url, self._out)
                 note = " (queued, uploads when the service is back)" if queued else ""
-                self._out.write(
-                    f"Short code: {short_code}   total: {total}{note}\n{receipt_url}\n\n"
-                )
+                self._out.write(f"Short code: {short_code}   total: {total}{note}\n{receipt_url}\n\n")
                 self._out.flush()
             except (OSError, ValueError):
-                log.warning(
-                    "Could not print the QR code to the terminal", exc_info=True
-                )
+                log.warning("Could not print the QR code to the terminal", exc_info=True)
 
     def health(self) -> dict:
         """Return the /health document: service reachability and the queue's state."""

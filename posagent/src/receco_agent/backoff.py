@@ -38,9 +38,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-def next_wait(
-    failures: int, retry_after: float | None, rng: random.Random | None = None
-) -> float:
+def next_wait(failures: int, retry_after: float | None, rng: random.Random | None = None) -> float:
     """Return the wait before the next try: the back-off, but never less than Retry-After."""
     wait = delay(failures, rng)
     return max(wait, retry_after) if retry_after is not None else wait

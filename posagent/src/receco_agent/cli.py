@@ -10,6 +10,7 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from receco_agent import __version__, client, config, service_install
 from receco_agent.config import ConfigError, Settings
@@ -30,17 +31,13 @@ def configure_logging(level: str, log_file: Path | None = None) -> None:
         )
     else:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
 
 
-def run_agent(
-    settings: Settings, stop: threading.Event, host: str = "127.0.0.1"
-) -> None:
+def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1") -> None:
     """Serve the agent until ``stop`` is set, then finish work in flight and return.
 
     Raises OSError when the port cannot be bound.
@@ -50,9 +47,7 @@ def run_agent(
 
     agent = Agent(settings)
     server = AgentServer(agent, host=host)
-    serving = threading.Thread(
-        target=server.serve_forever, name="receco-http", kwargs={"poll_interval": 0.2}
-    )
+    serving = threading.Thread(target=server.serve_forever, name="receco-http", kwargs={"poll_interval": 0.2})
     agent.forwarder.start()
     serving.start()
     log.info(
@@ -89,9 +84,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     }
     path = config.write(home, updates)
     print(f"Wrote {path} (readable only by you: it holds the API key).")
-    print(
-        "Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent."
-    )
+    print("Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.")
     return EXIT_OK
 
 
@@ -120,28 +113,22 @@ def _cmd_start(args: argparse.Namespace, settings: Settings) -> int:
 
 def _agent_health(settings: Settings) -> dict | None:
     try:
-        with urllib.request.urlopen(
-            f"{settings.agent_url}/health", timeout=HEALTH_TIMEOUT
-        ) as response:
+        with urllib.request.urlopen(f"{settings.agent_url}/health", timeout=HEALTH_TIMEOUT) as response:  # noqa: S310 (http://127.0.0.1 only)
             document = json.loads(response.read())
     except (OSError, ValueError):
         return None
-    return (
-        document
-        if isinstance(document, dict) and document.get("agent") == "receco-agent"
-        else None
-    )
+    return document if isinstance(document, dict) and document.get("agent") == "receco-agent" else None
 
 
 def _post_to_agent(settings: Settings, transaction: dict) -> tuple[int, dict]:
-    request = urllib.request.Request(
+    request = urllib.request.Request(  # noqa: S310 (http://127.0.0.1 only)
         f"{settings.agent_url}/transactions",
         data=json.dumps(transaction).encode("utf-8"),
         headers={"Content-Type": "application/json"},
         method="POST",
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 (http://127.0.0.1 only)
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
@@ -170,14 +157,10 @@ def _cmd_test(args: argparse.Namespace, settings: Settings) -> int:
     else:
         from receco_agent.agent import Agent
 
-        print(
-            "The agent is not running; sending a test sale from here through the same queue"
-        )
+        print("The agent is not running; sending a test sale from here through the same queue")
         status, answer = Agent(settings).accept(json.dumps(transaction).encode("utf-8"))
     if answer.get("status") != "success":
-        print(
-            f"Test sale refused (HTTP {status}): {answer.get('error')}", file=sys.stderr
-        )
+        print(f"Test sale refused (HTTP {status}): {answer.get('error')}", file=sys.stderr)
         return EXIT_FAILED
     print(f"Short code:  {answer['shortCode']}")
     print(f"Receipt URL: {answer['receiptUrl']}")
@@ -199,10 +182,8 @@ def status_document(settings: Settings) -> dict:
     health = _agent_health(settings)
     if health is not None:
         return health
-    if settings.queue_path.exists():
-        summary = Outbox(settings.queue_path).summary()
-    else:
-        summary = Outbox.empty_summary()
+    # Reading the status must not create the queue file of an agent never started.
+    summary = Outbox(settings.queue_path).summary() if settings.queue_path.exists() else Outbox.empty_summary()
     online, detail = client.probe(settings.api_url, settings.api_key, HEALTH_TIMEOUT)
     return {
         "agent": "receco-agent",
@@ -223,9 +204,7 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(doc, indent=2))
         return EXIT_OK
     running = f"running on {settings.agent_url}" if doc["running"] else "not running"
-    online = {True: "reachable", False: "unreachable", None: "not contacted yet"}[
-        doc["online"]
-    ]
+    online = {True: "reachable", False: "unreachable", None: "not contacted yet"}[doc["online"]]
     print(f"Agent:        {running}")
     print(f"Service:      {online} ({settings.api_url})")
     print(f"Queue:        {doc['pending']} pending, {doc['failed']} failed")
@@ -236,17 +215,11 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         error = doc["last_error"]
         print(f"Last error:   {error['at']} {error['message']}")
     for item in doc["failed_transactions"]:
-        print(
-            f"  failed {item['token']} ({item['short_code']}): HTTP {item['status']} {item['error']}"
-        )
+        print(f"  failed {item['token']} ({item['short_code']}): HTTP {item['status']} {item['error']}")
     if doc["failed"]:
-        print(
-            "Remove failed sales with 'receco-agent clear-queue' or resend them with 'receco-agent retry-failed'."
-        )
+        print("Remove failed sales with 'receco-agent clear-queue' or resend them with 'receco-agent retry-failed'.")
     for change in doc["short_code_changes"]:
-        print(
-            f"  short code changed by the service: {change['token']} {change['requested']} -> {change['assigned']}"
-        )
+        print(f"  short code changed by the service: {change['token']} {change['requested']} -> {change['assigned']}")
     return EXIT_OK
 
 
@@ -258,9 +231,7 @@ def _cmd_clear_queue(args: argparse.Namespace, settings: Settings) -> int:
 
 def _cmd_retry_failed(args: argparse.Namespace, settings: Settings) -> int:
     count = Outbox(settings.queue_path).retry_failed()
-    print(
-        f"Queued {count} failed transaction(s) again; the running agent sends them shortly."
-    )
+    print(f"Queued {count} failed transaction(s) again; the running agent sends them shortly.")
     return EXIT_OK
 
 
@@ -322,14 +293,17 @@ def _cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _http_url(text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// URL such as http://127.0.0.1:3001")
+    return text.rstrip("/")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``receco-agent``."""
-    parser = argparse.ArgumentParser(
-        prog="receco-agent", description="Receco local POS agent."
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"receco-agent {__version__}"
-    )
+    parser = argparse.ArgumentParser(prog="receco-agent", description="Receco local POS agent.")
+    parser.add_argument("--version", action="version", version=f"receco-agent {__version__}")
     parser.add_argument(
         "--home",
         help="agent home directory (default: $RECECO_AGENT_HOME or the user config dir)",
@@ -338,57 +312,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = commands.add_parser("init", help="write the configuration file")
     init.add_argument("--merchant-id", required=True)
-    init.add_argument(
-        "--api-key", help="API key (postest_... or poslive_...); '' for none"
-    )
-    init.add_argument(
-        "--api-url", help="parent URL of /trpc, e.g. https://receco.example/api"
-    )
-    init.add_argument(
-        "--web-url", help="customer web app base URL, e.g. https://receco.example"
-    )
-    init.add_argument(
-        "--port", type=int, help="port the agent listens on (default 3001)"
-    )
-    init.add_argument(
-        "--offline-mode", action=argparse.BooleanOptionalAction, default=None
-    )
+    init.add_argument("--api-key", help="API key (postest_... or poslive_...); '' for none")
+    init.add_argument("--api-url", help="parent URL of /trpc, e.g. https://receco.example/api")
+    init.add_argument("--web-url", help="customer web app base URL, e.g. https://receco.example")
+    init.add_argument("--port", type=int, help="port the agent listens on (default 3001)")
+    init.add_argument("--offline-mode", action=argparse.BooleanOptionalAction, default=None)
     init.add_argument("--print-qr", action=argparse.BooleanOptionalAction, default=None)
     init.add_argument("--log-level", choices=config.LOG_LEVELS)
 
     start = commands.add_parser("start", help="run the agent in the foreground")
-    start.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
-    )
+    start.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
 
-    commands.add_parser(
-        "test", help="send a test sale and print its short code and receipt URL"
-    )
+    commands.add_parser("test", help="send a test sale and print its short code and receipt URL")
     status = commands.add_parser("status", help="show the agent's health and queue")
     status.add_argument("--json", action="store_true", help="print JSON")
 
-    emulator = commands.add_parser(
-        "emulator", help="run the POS emulator and its till page"
-    )
+    emulator = commands.add_parser("emulator", help="run the POS emulator and its till page")
     emulator.add_argument("--port", type=int, default=3002)
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument(
         "--agent-url",
         help="agent to forward to (default http://127.0.0.1:<port setting>)",
     )
-    emulator.add_argument(
-        "--merchant-name", help="merchant name printed on the receipts"
-    )
-    emulator.add_argument(
-        "--currency", help="currency code of the sales (default: the service's)"
-    )
+    emulator.add_argument("--merchant-name", help="merchant name printed on the receipts")
+    emulator.add_argument("--currency", help="currency code of the sales (default: the service's)")
 
     commands.add_parser("clear-queue", help="remove failed transactions from the queue")
     commands.add_parser("retry-failed", help="queue failed transactions again")
     for action in service_install.ACTIONS:
-        sub = commands.add_parser(
-            f"{action}-service", help=f"{action} the agent as an OS service"
-        )
+        sub = commands.add_parser(f"{action}-service", help=f"{action} the agent as an OS service")
         sub.add_argument(
             "--dry-run",
             action="store_true",

@@ -52,9 +52,7 @@ def _headers(api_key: str | None) -> dict:
     return headers
 
 
-def _call(
-    request: urllib.request.Request, timeout: float
-) -> tuple[int | None, dict, bytes, str]:
+def _call(request: urllib.request.Request, timeout: float) -> tuple[int | None, dict, bytes, str]:
     """Return (status, headers, body, error); status None means no HTTP answer at all."""
     try:
         with _opener.open(request, timeout=timeout) as response:
@@ -79,11 +77,7 @@ def _call(
                 b"",
                 f"no answer from {request.full_url} within {timeout:g} s",
             )
-        text = (
-            reason.strerror
-            if isinstance(reason, OSError) and reason.strerror
-            else str(reason)
-        )
+        text = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
         return None, {}, b"", f"cannot reach {request.full_url}: {text}"
     except TimeoutError:
         return None, {}, b"", f"no answer from {request.full_url} within {timeout:g} s"
@@ -98,9 +92,7 @@ def _json(body: bytes) -> object:
         return None
 
 
-def _read_answer(
-    url: str, token: str, status: int, headers: dict, body: bytes
-) -> Answer:
+def _read_answer(url: str, token: str, status: int, headers: dict, body: bytes) -> Answer:
     document = _json(body)
     error = document.get("error") if isinstance(document, dict) else None
     if status == 200:
@@ -120,27 +112,19 @@ def _read_answer(
     else:
         message = f"{url} answered HTTP {status} without a Receco error body; check rececoApiUrl"
         code = None
-    retry_after = parse_retry_after(
-        {k.lower(): v for k, v in headers.items()}.get("retry-after")
-    )
+    retry_after = parse_retry_after({k.lower(): v for k, v in headers.items()}.get("retry-after"))
     if 400 <= status < 500 and status not in (408, 429) and isinstance(error, dict):
         return Answer(REFUSED, status, message, code)
     if 300 <= status < 400:
         location = {k.lower(): v for k, v in headers.items()}.get("location", "?")
-        message = (
-            f"{url} redirects to {location}; set rececoApiUrl to the final address"
-        )
+        message = f"{url} redirects to {location}; set rececoApiUrl to the final address"
     return Answer(TRANSIENT, status, message, code, retry_after=retry_after)
 
 
-def create_receipt(
-    api_url: str, api_key: str | None, token: str, body: str, timeout: float
-) -> Answer:
+def create_receipt(api_url: str, api_key: str | None, token: str, body: str, timeout: float) -> Answer:
     """POST ``body`` (the JSON createReceiptFromPOS input for ``token``) and classify the answer."""
     url = f"{api_url}/trpc/createReceiptFromPOS"
-    request = urllib.request.Request(
-        url, data=body.encode("utf-8"), headers=_headers(api_key), method="POST"
-    )
+    request = urllib.request.Request(url, data=body.encode("utf-8"), headers=_headers(api_key), method="POST")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, headers, answer, error = _call(request, timeout)
     if status is None:
         return Answer(TRANSIENT, None, error)
@@ -154,7 +138,7 @@ def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]
     which proves the service is there without creating or looking anything up.
     """
     url = f"{api_url}/trpc/createReceiptFromPOS"
-    request = urllib.request.Request(url, headers=_headers(api_key), method="GET")
+    request = urllib.request.Request(url, headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, _, body, error = _call(request, timeout)
     if status is None:
         return False, error

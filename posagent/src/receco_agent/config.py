@@ -27,9 +27,7 @@ def default_home() -> Path:
     return Path(platformdirs.user_config_dir("receco-agent", appauthor=False))
 
 
-def resolve_home(
-    home: str | os.PathLike | None = None, env: Mapping[str, str] | None = None
-) -> Path:
+def resolve_home(home: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Path:
     """Return the agent home: ``home`` if given, else $RECECO_AGENT_HOME, else the default."""
     env = os.environ if env is None else env
     if home:
@@ -50,9 +48,7 @@ def _parse_string(value: object) -> str | None:
 def _parse_merchant_id(value: object) -> str | None:
     text = _parse_string(value)
     if text is not None and (len(text) > 100 or any(c.isspace() for c in text)):
-        raise ValueError(
-            "a merchant id of at most 100 characters without spaces, such as test-shop-1"
-        )
+        raise ValueError("a merchant id of at most 100 characters without spaces, such as test-shop-1")
     return text
 
 
@@ -70,12 +66,7 @@ def _parse_url(example: str) -> Callable[[object], str]:
     def parse(value: object) -> str:
         text = _parse_string(value)
         parts = urlsplit(text or "")
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or parts.query
-            or parts.fragment
-        ):
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise ValueError(f"an http:// or https:// URL such as {example}")
         return text.rstrip("/")
 
@@ -143,9 +134,7 @@ FIELDS = (
         _parse_url("http://127.0.0.1:8000"),
         "http://127.0.0.1:8000",
     ),
-    _Field(
-        "enableOfflineMode", "RECECO_OFFLINE_MODE", "offline_mode", _parse_bool, True
-    ),
+    _Field("enableOfflineMode", "RECECO_OFFLINE_MODE", "offline_mode", _parse_bool, True),
     _Field("printQRCodes", "RECECO_PRINT_QR", "print_qr", _parse_bool, True),
     _Field("port", "RECECO_AGENT_PORT", "port", _parse_port, 3001),
     _Field("logLevel", "RECECO_LOG_LEVEL", "log_level", _parse_log_level, "info"),
@@ -216,21 +205,16 @@ def read_file(path: Path) -> dict:
             "fix it or run 'receco-agent init' again"
         ) from exc
     if not isinstance(raw, dict):
-        raise ConfigError(
-            f'{path} must hold a JSON object such as {{"merchantId": "test-shop"}}'
-        )
+        raise ConfigError(f'{path} must hold a JSON object such as {{"merchantId": "test-shop"}}')
     unknown = sorted(set(raw) - set(FIELDS_BY_KEY))
     if unknown:
         raise ConfigError(
-            f"{path} has unknown setting(s) {', '.join(unknown)}; known settings are "
-            + ", ".join(FIELDS_BY_KEY)
+            f"{path} has unknown setting(s) {', '.join(unknown)}; known settings are " + ", ".join(FIELDS_BY_KEY)
         )
     return raw
 
 
-def load(
-    home: str | os.PathLike | None = None, env: Mapping[str, str] | None = None
-) -> Settings:
+def load(home: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Return the settings of ``home`` (see resolve_home) with environment overrides applied.
 
     Raises ConfigError naming the setting, its source and the expected value.
@@ -251,9 +235,7 @@ def load(
         try:
             values[field.attr] = field.parse(value)
         except ValueError as exc:
-            raise ConfigError(
-                f"{field.key} (from {source}) must be {exc}; got {value!r}"
-            ) from None
+            raise ConfigError(f"{field.key} (from {source}) must be {exc}; got {value!r}") from None
     return Settings(home=home_path, **values)
 
 
@@ -272,9 +254,7 @@ def write(home: Path, updates: Mapping[str, object]) -> Path:
         try:
             field.parse(merged[field.key])
         except ValueError as exc:
-            raise ConfigError(
-                f"{field.key} must be {exc}; got {merged[field.key]!r}"
-            ) from None
+            raise ConfigError(f"{field.key} must be {exc}; got {merged[field.key]!r}") from None
     temp = path.with_name(f".{CONFIG_FILE}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:

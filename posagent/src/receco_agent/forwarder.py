@@ -28,9 +28,7 @@ PRUNE_EVERY = 3600.0
 class Forwarder:
     """Uploads pending sales of ``agent``'s queue in a thread of its own."""
 
-    def __init__(
-        self, agent: "Agent", timeout: float, rng: random.Random | None = None
-    ):
+    def __init__(self, agent: "Agent", timeout: float, rng: random.Random | None = None):
         self.agent = agent
         self.timeout = timeout
         self.failures = 0
@@ -120,9 +118,7 @@ class Forwarder:
                 if not self.agent.claim(entry.token):
                     continue  # a sale thread is uploading it right now
                 try:
-                    answer = self.agent.upload(
-                        entry.token, entry.body, self.timeout, during_sale=False
-                    )
+                    answer = self.agent.upload(entry.token, entry.body, self.timeout, during_sale=False)
                 finally:
                     self.agent.release(entry.token)
                 progressed = True

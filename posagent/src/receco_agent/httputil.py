@@ -2,6 +2,7 @@
 
 import json
 import logging
+import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from receco_agent import __version__
@@ -20,6 +21,14 @@ class Server(ThreadingHTTPServer):
     block_on_close = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address) -> None:
+        # socketserver prints tracebacks to stderr; route them through logging instead.
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            log.debug("Client %s went away: %s", client_address[0], error)
+        else:
+            log.exception("Error while answering %s", client_address[0])
+
 
 class Handler(BaseHTTPRequestHandler):
     """Base handler: JSON answers, logging through ``logging``, Host and body checks."""
@@ -31,9 +40,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
-    def send_json(
-        self, status: int, document: dict, headers: dict | None = None
-    ) -> None:
+    def send_json(self, status: int, document: dict, headers: dict | None = None) -> None:
         """Answer ``document`` as JSON with ``status``."""
         body = json.dumps(document).encode("utf-8")
         self.send_response(status)
@@ -59,9 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         if name in LOOPBACK_HOSTS:
             return True
         self.close_connection = True
-        self.send_error_json(
-            400, f"Unexpected Host header {host!r}: use 127.0.0.1 or localhost"
-        )
+        self.send_error_json(400, f"Unexpected Host header {host!r}: use 127.0.0.1 or localhost")
         return False
 
     def read_json_body(self, limit: int) -> bytes | None:
@@ -70,18 +75,14 @@ class Handler(BaseHTTPRequestHandler):
         Requires Content-Type application/json (which a foreign web page cannot send
         without a CORS preflight this server never grants) and a Content-Length <= limit.
         """
-        content_type = (
-            (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        )
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if content_type != "application/json":
             self.close_connection = True
             self.send_error_json(415, "Content-Type must be application/json")
             return None
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            self.send_error_json(
-                400, "Chunked request bodies are not supported; send a Content-Length"
-            )
+            self.send_error_json(400, "Chunked request bodies are not supported; send a Content-Length")
             return None
         length = self.headers.get("Content-Length")
         if length is None or not length.isdigit():

@@ -80,9 +80,7 @@ class Outbox:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
-        )
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -103,15 +101,12 @@ class Outbox:
                 raise
             conn.execute("COMMIT")
 
-    def add(
-        self, token: str, short_code: str, body: str, local: dict | None = None
-    ) -> None:
+    def add(self, token: str, short_code: str, body: str, local: dict | None = None) -> None:
         """Commit a new pending sale (``body``: its JSON service input); returns once durable."""
         now = _now()
         with self._write() as conn:
             conn.execute(
-                "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (token, short_code, body, json.dumps(local or {}), now, now),
             )
 
@@ -127,14 +122,10 @@ class Outbox:
     def get(self, token: str) -> Entry | None:
         """Return the sale with ``token``, or None."""
         with self._connect() as conn:
-            row = conn.execute(
-                "SELECT * FROM outbox WHERE token = ?", (token,)
-            ).fetchone()
+            row = conn.execute("SELECT * FROM outbox WHERE token = ?", (token,)).fetchone()
         return _entry(row) if row else None
 
-    def mark_done(
-        self, token: str, receipt_id: int | None, assigned_short_code: str | None
-    ) -> None:
+    def mark_done(self, token: str, receipt_id: int | None, assigned_short_code: str | None) -> None:
         """Record the service's confirmation of ``token``."""
         now = _now()
         with self._write() as conn:
@@ -158,9 +149,7 @@ class Outbox:
             _set_state(
                 conn,
                 "last_error",
-                json.dumps(
-                    {"at": now, "token": token, "status": status, "message": error}
-                ),
+                json.dumps({"at": now, "token": token, "status": status, "message": error}),
             )
 
     def record_attempt(self, token: str | None, status: int | None, error: str) -> None:
@@ -176,17 +165,13 @@ class Outbox:
             _set_state(
                 conn,
                 "last_error",
-                json.dumps(
-                    {"at": now, "token": token, "status": status, "message": error}
-                ),
+                json.dumps({"at": now, "token": token, "status": status, "message": error}),
             )
 
     def discard(self, token: str) -> None:
         """Remove a sale the POS was told had failed, so it is never uploaded."""
         with self._write() as conn:
-            conn.execute(
-                "DELETE FROM outbox WHERE token = ? AND state = 'pending'", (token,)
-            )
+            conn.execute("DELETE FROM outbox WHERE token = ? AND state = 'pending'", (token,))
 
     def clear_failed(self) -> int:
         """Remove all failed sales; return how many."""
@@ -227,11 +212,7 @@ class Outbox:
     def summary(self) -> dict:
         """Return counts, last error, last success, failed sales and recent short-code changes."""
         with self._connect() as conn:
-            counts = dict(
-                conn.execute(
-                    "SELECT state, COUNT(*) FROM outbox GROUP BY state"
-                ).fetchall()
-            )
+            counts = dict(conn.execute("SELECT state, COUNT(*) FROM outbox GROUP BY state").fetchall())
             state = dict(conn.execute("SELECT key, value FROM agent_state").fetchall())
             failed = conn.execute(
                 "SELECT token, short_code, last_status, last_error, updated_at FROM outbox"
@@ -242,17 +223,13 @@ class Outbox:
                 " WHERE state = 'done' AND assigned_short_code IS NOT NULL"
                 " AND assigned_short_code != short_code ORDER BY id DESC LIMIT 20"
             ).fetchall()
-            oldest = conn.execute(
-                "SELECT MIN(created_at) FROM outbox WHERE state = 'pending'"
-            ).fetchone()[0]
+            oldest = conn.execute("SELECT MIN(created_at) FROM outbox WHERE state = 'pending'").fetchone()[0]
         return {
             "pending": counts.get("pending", 0),
             "failed": counts.get("failed", 0),
             "done": counts.get("done", 0),
             "oldest_pending": oldest,
-            "last_error": json.loads(state["last_error"])
-            if "last_error" in state
-            else None,
+            "last_error": json.loads(state["last_error"]) if "last_error" in state else None,
             "last_success": state.get("last_success"),
             "failed_transactions": [
                 {
@@ -264,10 +241,7 @@ class Outbox:
                 }
                 for r in failed
             ],
-            "short_code_changes": [
-                {"token": r[0], "requested": r[1], "assigned": r[2], "at": r[3]}
-                for r in changed
-            ],
+            "short_code_changes": [{"token": r[0], "requested": r[1], "assigned": r[2], "at": r[3]} for r in changed],
         }
 
 

@@ -9,9 +9,7 @@ from qrcode.image.pil import PilImage
 
 
 def _qr(data: str) -> qrcode.QRCode:
-    code = qrcode.QRCode(
-        error_correction=qrcode.constants.ERROR_CORRECT_M, box_size=8, border=4
-    )
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, box_size=8, border=4)
     code.add_data(data)
     code.make(fit=True)
     return code

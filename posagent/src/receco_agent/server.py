@@ -20,18 +20,14 @@ class AgentHandler(Handler):
         if self.path.split("?")[0] == "/health":
             self.send_json(200, self.server.agent.health())
         else:
-            self.send_error_json(
-                404, f"No such endpoint: GET {self.path.split('?')[0]}"
-            )
+            self.send_error_json(404, f"No such endpoint: GET {self.path.split('?')[0]}")
 
     def do_POST(self) -> None:
         if not self.host_allowed():
             return
         if self.path.split("?")[0] != "/transactions":
             self.close_connection = True
-            self.send_error_json(
-                404, f"No such endpoint: POST {self.path.split('?')[0]}"
-            )
+            self.send_error_json(404, f"No such endpoint: POST {self.path.split('?')[0]}")
             return
         body = self.read_json_body(MAX_BODY_BYTES)
         if body is None:
@@ -45,6 +41,4 @@ class AgentServer(Server):
 
     def __init__(self, agent: Agent, host: str = "127.0.0.1", port: int | None = None):
         self.agent = agent
-        super().__init__(
-            (host, agent.settings.port if port is None else port), AgentHandler
-        )
+        super().__init__((host, agent.settings.port if port is None else port), AgentHandler)

@@ -73,9 +73,7 @@ def _systemd_quote(word: str) -> str:
     return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def systemd_unit(
-    settings: Settings, command: list[str], system: bool, user: str | None = None
-) -> str:
+def systemd_unit(settings: Settings, command: list[str], system: bool, user: str | None = None) -> str:
     """Return the text of the systemd unit that runs ``command`` for ``settings.home``."""
     lines = [
         "[Unit]",
@@ -104,9 +102,7 @@ def systemd_unit(
     return "\n".join(lines)
 
 
-def launchd_plist(
-    settings: Settings, command: list[str], system: bool, user: str | None = None
-) -> str:
+def launchd_plist(settings: Settings, command: list[str], system: bool, user: str | None = None) -> str:
     """Return the launchd property list that runs ``command`` for ``settings.home``."""
     job = {
         "Label": LAUNCHD_LABEL,
@@ -135,25 +131,17 @@ def _run_step(step: Step) -> None:
         step.remove.unlink(missing_ok=True)
     if step.argv is not None:
         try:
-            result = subprocess.run(
-                step.argv, check=False, capture_output=True, text=True, timeout=60
-            )
+            result = subprocess.run(step.argv, check=False, capture_output=True, text=True, timeout=60)  # noqa: S603 (fixed systemctl/launchctl argv)
         except FileNotFoundError:
-            raise ServiceError(
-                f"{step.argv[0]} is not installed here; cannot {step.description}"
-            ) from None
+            raise ServiceError(f"{step.argv[0]} is not installed here; cannot {step.description}") from None
         if step.check and result.returncode != 0:
             detail = (result.stderr or result.stdout).strip()
-            raise ServiceError(
-                f"'{shlex.join(step.argv)}' failed (exit {result.returncode}): {detail}"
-            )
+            raise ServiceError(f"'{shlex.join(step.argv)}' failed (exit {result.returncode}): {detail}")
     if step.call is not None:
         step.call()
 
 
-def _linux(
-    action: str, settings: Settings, system: bool, command: list[str], env: dict
-) -> Plan:
+def _linux(action: str, settings: Settings, system: bool, command: list[str], env: dict) -> Plan:
     if system:
         unit_dir = Path("/etc/systemd/system")
         ctl = ["systemctl"]
@@ -173,9 +161,7 @@ def _linux(
             Step("start the agent at boot/login", argv=[*ctl, "enable", UNIT_NAME]),
         ]
         journal = "journalctl -u" if system else "journalctl --user -u"
-        plan.notes.append(
-            f"Start it now with 'receco-agent start-service'; logs: {journal} {UNIT_NAME}"
-        )
+        plan.notes.append(f"Start it now with 'receco-agent start-service'; logs: {journal} {UNIT_NAME}")
         if not system:
             plan.notes.append(
                 f"To keep it running while you are logged out: loginctl enable-linger {getpass.getuser()}"
@@ -216,9 +202,7 @@ def _macos(action: str, settings: Settings, system: bool, command: list[str]) ->
                 argv=["launchctl", "enable", f"{domain}/{LAUNCHD_LABEL}"],
             ),
         ]
-        plan.notes.append(
-            f"Start it now with 'receco-agent start-service'; logs: {settings.home / 'agent.log'}"
-        )
+        plan.notes.append(f"Start it now with 'receco-agent start-service'; logs: {settings.home / 'agent.log'}")
     elif action == "start":
         plan.steps.append(
             Step(
@@ -247,9 +231,7 @@ def _macos(action: str, settings: Settings, system: bool, command: list[str]) ->
 
 def _windows(action: str, settings: Settings, dry_run: bool) -> Plan:
     if dry_run:
-        calls = dict.fromkeys(
-            ("install", "home", "start", "stop", "remove", "stop_quietly"), lambda: None
-        )
+        calls = dict.fromkeys(("install", "home", "start", "stop", "remove", "stop_quietly"), lambda: None)
     else:
         try:
             from receco_agent import winservice
@@ -272,18 +254,12 @@ def _windows(action: str, settings: Settings, dry_run: bool) -> Plan:
                 call=calls["home"],
             ),
         ]
-        plan.notes.append(
-            f"Start it now with 'receco-agent start-service'; logs: {settings.home / 'agent.log'}"
-        )
+        plan.notes.append(f"Start it now with 'receco-agent start-service'; logs: {settings.home / 'agent.log'}")
         plan.notes.append("Run this from an Administrator prompt.")
     elif action == "start":
-        plan.steps.append(
-            Step(f"start the Windows service {WINDOWS_SERVICE}", call=calls["start"])
-        )
+        plan.steps.append(Step(f"start the Windows service {WINDOWS_SERVICE}", call=calls["start"]))
     elif action == "stop":
-        plan.steps.append(
-            Step(f"stop the Windows service {WINDOWS_SERVICE}", call=calls["stop"])
-        )
+        plan.steps.append(Step(f"stop the Windows service {WINDOWS_SERVICE}", call=calls["stop"]))
     else:
         plan.steps += [
             Step(
@@ -310,16 +286,12 @@ def make_plan(
     platform = platform or current_platform()
     command = agent_command(python)
     if platform == "linux":
-        return _linux(
-            action, settings, system, command, dict(os.environ if env is None else env)
-        )
+        return _linux(action, settings, system, command, dict(os.environ if env is None else env))
     if platform == "macos":
         return _macos(action, settings, system, command)
     if platform == "windows":
         return _windows(action, settings, dry_run)
-    raise ServiceError(
-        f"unknown platform {platform!r}; use one of {', '.join(PLATFORMS)}"
-    )
+    raise ServiceError(f"unknown platform {platform!r}; use one of {', '.join(PLATFORMS)}")
 
 
 def carry_out(plan: Plan, dry_run: bool, out: TextIO) -> None:

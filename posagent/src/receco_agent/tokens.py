@@ -32,6 +32,4 @@ def new_token(now_ms: int | None = None) -> str:
 
 def new_short_code() -> str:
     """Return a fresh 6-character short code of unambiguous uppercase letters and digits."""
-    return "".join(
-        secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH)
-    )
+    return "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH))

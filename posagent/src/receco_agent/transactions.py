@@ -42,9 +42,7 @@ class Transaction:
     @property
     def local_fields(self) -> dict:
         """Fields kept only in the local queue: the service's schema has no place for them."""
-        return {
-            k: self.strings[k] for k in ("cashierId", "terminalId") if k in self.strings
-        }
+        return {k: self.strings[k] for k in ("cashierId", "terminalId") if k in self.strings}
 
 
 def parse_body(body: bytes) -> Transaction:
@@ -66,22 +64,16 @@ def _item(index: int, raw: object) -> dict:
         raise InvalidTransaction(f"{where} must be an object")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise InvalidTransaction(
-            f"{where}.name is required and must be a non-empty string"
-        )
+        raise InvalidTransaction(f"{where}.name is required and must be a non-empty string")
     quantity = raw.get("quantity")
     if not _is_int(quantity) or quantity < 1:
         raise InvalidTransaction(f"{where}.quantity must be an integer >= 1")
     unit_price = raw.get("unitPrice")
     if not _is_int(unit_price) or unit_price < 0:
-        raise InvalidTransaction(
-            f"{where}.unitPrice must be an integer >= 0 (minor currency units)"
-        )
+        raise InvalidTransaction(f"{where}.unitPrice must be an integer >= 0 (minor currency units)")
     total_price = raw.get("totalPrice", quantity * unit_price)
     if not _is_int(total_price) or total_price < 0:
-        raise InvalidTransaction(
-            f"{where}.totalPrice must be an integer >= 0 (minor currency units)"
-        )
+        raise InvalidTransaction(f"{where}.totalPrice must be an integer >= 0 (minor currency units)")
     item = {
         "name": name,
         "quantity": quantity,
@@ -114,9 +106,7 @@ def parse_timestamp(value: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise InvalidTransaction(
-            "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z"
-        ) from None
+        raise InvalidTransaction("timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
@@ -137,9 +127,7 @@ def validate(data: object) -> Transaction:
         raise InvalidTransaction("items must be a non-empty array")
     total = data["totalAmount"]
     if not _is_int(total) or total < 0:
-        raise InvalidTransaction(
-            "totalAmount must be an integer >= 0 (minor currency units)"
-        )
+        raise InvalidTransaction("totalAmount must be an integer >= 0 (minor currency units)")
     strings = {}
     for key in _OPTIONAL_STRINGS:
         value = data.get(key)
@@ -159,14 +147,10 @@ def validate(data: object) -> Transaction:
 
 def iso_utc(moment: datetime) -> str:
     """Return ``moment`` as ISO 8601 UTC with milliseconds and Z, as the service answers."""
-    return (
-        moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    )
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def to_service_input(
-    tx: Transaction, token: str, short_code: str, now: datetime
-) -> dict:
+def to_service_input(tx: Transaction, token: str, short_code: str, now: datetime) -> dict:
     """Return the createReceiptFromPOS input (snake_case) of a transaction.
 
     Absent optional fields are left out, so the service applies its own defaults.
@@ -180,9 +164,7 @@ def to_service_input(
         if service_key and key in tx.strings:
             payload[service_key] = tx.strings[key]
     payload["total_amount"] = tx.total_amount
-    moment = (
-        parse_timestamp(tx.strings["timestamp"]) if "timestamp" in tx.strings else now
-    )
+    moment = parse_timestamp(tx.strings["timestamp"]) if "timestamp" in tx.strings else now
     payload["transaction_date"] = iso_utc(moment)
     payload["items"] = tx.items
     payload["status"] = "completed"

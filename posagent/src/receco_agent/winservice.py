@@ -71,9 +71,7 @@ def actions(home: Path) -> dict:
 
     return {
         "install": install,
-        "home": lambda: win32serviceutil.SetServiceCustomOption(
-            WINDOWS_SERVICE, "home", str(home)
-        ),
+        "home": lambda: win32serviceutil.SetServiceCustomOption(WINDOWS_SERVICE, "home", str(home)),
         "start": lambda: win32serviceutil.StartService(WINDOWS_SERVICE),
         "stop": lambda: win32serviceutil.StopService(WINDOWS_SERVICE),
         "stop_quietly": stop_quietly,
