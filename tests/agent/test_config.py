@@ -121,8 +121,8 @@ def test_environment_overrides_the_file(tmp_path):
         ),
         (
             {"RECECO_MERCHANT_ID": "my shop"},
-            "merchantId (from environment variable RECECO_MERCHANT_ID) must be a merchant id of at most 100 "
-            "characters without spaces, such as test-shop-1; got 'my shop'",
+            "merchantId (from environment variable RECECO_MERCHANT_ID) must be a merchant id of 1 to 64 letters, "
+            "digits, '.', '_' or '-', starting with a letter or digit, such as test-shop-1; got 'my shop'",
         ),
     ],
 )

@@ -9,6 +9,10 @@ from receco_agent.transactions import (
     validate,
 )
 
+MERCHANT_ID_RULE = "merchantId must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+ITEM_NAME_RULE = "items[0].name is required and must be a string of 1 to 200 characters"
+QUANTITY_RULE = "items[0].quantity must be an integer from 1 to 1000000"
+TOTAL_RULE = "totalAmount must be an integer >= 0 (minor currency units)"
 NOW = datetime(2026, 11, 22, 10, 15, 0, 123000, tzinfo=UTC)
 
 
@@ -109,27 +113,20 @@ def test_unknown_fields_are_not_forwarded():
             "Missing required field(s): merchantId, items, totalAmount",
         ),
         ({"totalAmount": None}, "Missing required field(s): totalAmount"),
-        ({"merchantId": 12}, "merchantId must be a non-empty string"),
-        ({"merchantId": "  "}, "merchantId must be a non-empty string"),
-        ({"items": []}, "items must be a non-empty array"),
-        ({"items": {"name": "x"}}, "items must be a non-empty array"),
+        ({"merchantId": 12}, MERCHANT_ID_RULE),
+        ({"merchantId": "  "}, MERCHANT_ID_RULE),
+        ({"merchantId": "my shop"}, MERCHANT_ID_RULE),
+        ({"merchantId": "x" * 65}, MERCHANT_ID_RULE),
+        ({"items": []}, "items must be an array of 1 to 500 items"),
+        ({"items": {"name": "x"}}, "items must be an array of 1 to 500 items"),
+        ({"items": [{"name": "x", "quantity": 1, "unitPrice": 1}] * 501}, "items must be an array of 1 to 500 items"),
         ({"items": ["x"]}, "items[0] must be an object"),
-        (
-            {"items": [{"quantity": 1, "unitPrice": 1}]},
-            "items[0].name is required and must be a non-empty string",
-        ),
-        (
-            {"items": [{"name": "x", "quantity": 0, "unitPrice": 1}]},
-            "items[0].quantity must be an integer >= 1",
-        ),
-        (
-            {"items": [{"name": "x", "quantity": 1.5, "unitPrice": 1}]},
-            "items[0].quantity must be an integer >= 1",
-        ),
-        (
-            {"items": [{"name": "x", "quantity": True, "unitPrice": 1}]},
-            "items[0].quantity must be an integer >= 1",
-        ),
+        ({"items": [{"quantity": 1, "unitPrice": 1}]}, ITEM_NAME_RULE),
+        ({"items": [{"name": "x" * 201, "quantity": 1, "unitPrice": 1}]}, ITEM_NAME_RULE),
+        ({"items": [{"name": "x", "quantity": 0, "unitPrice": 1}]}, QUANTITY_RULE),
+        ({"items": [{"name": "x", "quantity": 1.5, "unitPrice": 1}]}, QUANTITY_RULE),
+        ({"items": [{"name": "x", "quantity": True, "unitPrice": 1}]}, QUANTITY_RULE),
+        ({"items": [{"name": "x", "quantity": 1_000_001, "unitPrice": 1}]}, QUANTITY_RULE),
         (
             {"items": [{"name": "x", "quantity": 1, "unitPrice": "100"}]},
             "items[0].unitPrice must be an integer >= 0 (minor currency units)",
@@ -140,31 +137,20 @@ def test_unknown_fields_are_not_forwarded():
         ),
         (
             {"items": [{"name": "x", "quantity": 1, "unitPrice": 1, "sku": 5}]},
-            "items[0].sku must be a string",
+            "items[0].sku must be a string of at most 64 characters",
         ),
-        (
-            {"totalAmount": 10.5},
-            "totalAmount must be an integer >= 0 (minor currency units)",
-        ),
-        (
-            {"totalAmount": "3000"},
-            "totalAmount must be an integer >= 0 (minor currency units)",
-        ),
-        (
-            {"totalAmount": -1},
-            "totalAmount must be an integer >= 0 (minor currency units)",
-        ),
-        ({"merchantName": 5}, "merchantName must be a string"),
+        ({"totalAmount": 10.5}, TOTAL_RULE),
+        ({"totalAmount": "3000"}, TOTAL_RULE),
+        ({"totalAmount": -1}, TOTAL_RULE),
+        ({"totalAmount": 10**15 + 1}, TOTAL_RULE),
+        ({"merchantName": 5}, "merchantName must be a string of at most 200 characters"),
+        ({"location": "x" * 201}, "location must be a string of at most 200 characters"),
+        ({"paymentMethod": "x" * 51}, "paymentMethod must be a string of at most 50 characters"),
         ({"accentColor": "green"}, "accentColor must be a hex colour such as #1a2b3c"),
-        ({"currency": "naira"}, "currency must be 3 uppercase letters such as NGN"),
-        (
-            {"merchantLogo": "javascript:alert(1)"},
-            "merchantLogo must be an http:// or https:// URL",
-        ),
-        (
-            {"timestamp": "yesterday"},
-            "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z",
-        ),
+        ({"currency": "naira"}, "currency must be a string of at most 3 characters"),
+        ({"currency": "N1N"}, "currency must be a 3-letter code such as NGN"),
+        ({"merchantLogo": "javascript:alert(1)"}, "merchantLogo must be an http:// or https:// URL"),
+        ({"timestamp": "yesterday"}, "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z"),
     ],
 )
 def test_invalid_transactions_say_what_is_wrong(changes, message):
@@ -183,3 +169,11 @@ def test_parse_body_accepts_json_bytes():
     tx = parse_body(json.dumps(sale()).encode())
     assert tx.merchant_id == "test-shop"
     assert tx.total_amount == 3000
+
+
+def test_currency_is_uppercased_and_empty_optional_strings_are_absent():
+    tx = validate(sale(currency="ngn", location="", items=[{"name": "Tea", "quantity": 1, "unitPrice": 5, "sku": ""}]))
+    payload = to_service_input(tx, "t", "c", NOW)
+    assert payload["currency"] == "NGN"
+    assert "location" not in payload
+    assert payload["items"] == [{"name": "Tea", "quantity": 1, "unit_price": 5, "total_price": 5}]

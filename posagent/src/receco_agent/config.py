@@ -4,6 +4,7 @@ the setting, where it came from and what is expected."""
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,8 +48,11 @@ def _parse_string(value: object) -> str | None:
 
 def _parse_merchant_id(value: object) -> str | None:
     text = _parse_string(value)
-    if text is not None and (len(text) > 100 or any(c.isspace() for c in text)):
-        raise ValueError("a merchant id of at most 100 characters without spaces, such as test-shop-1")
+    if text is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
+        raise ValueError(
+            "a merchant id of 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, "
+            "such as test-shop-1"
+        )
     return text
 
 

@@ -11,18 +11,25 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 MAX_BODY_BYTES = 1024 * 1024
+# The service's documented bounds (README "Limits"): checked here so a queued sale is
+# not refused hours later.
+MAX_ITEMS = 500
+MAX_AMOUNT = 10**15
+MAX_QUANTITY = 1_000_000
+MERCHANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
-_CURRENCY = re.compile(r"[A-Z]{3}")
+_CURRENCY = re.compile(r"[A-Za-z]{3}")
+# camelCase field -> (snake_case service field or None when kept local, longest length)
 _OPTIONAL_STRINGS = {
-    "merchantName": "merchant_name",
-    "merchantLogo": "merchant_logo",
-    "accentColor": "accent_color",
-    "currency": "currency",
-    "paymentMethod": "payment_method",
-    "location": "location",
-    "timestamp": None,
-    "cashierId": None,
-    "terminalId": None,
+    "merchantName": ("merchant_name", 200),
+    "merchantLogo": ("merchant_logo", 500),
+    "accentColor": ("accent_color", 7),
+    "currency": ("currency", 3),
+    "paymentMethod": ("payment_method", 50),
+    "location": ("location", 200),
+    "timestamp": (None, 40),
+    "cashierId": (None, 100),
+    "terminalId": (None, 100),
 }
 
 
@@ -58,32 +65,31 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _amount(value: object) -> bool:
+    return _is_int(value) and 0 <= value <= MAX_AMOUNT
+
+
 def _item(index: int, raw: object) -> dict:
     where = f"items[{index}]"
     if not isinstance(raw, dict):
         raise InvalidTransaction(f"{where} must be an object")
     name = raw.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidTransaction(f"{where}.name is required and must be a non-empty string")
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        raise InvalidTransaction(f"{where}.name is required and must be a string of 1 to 200 characters")
     quantity = raw.get("quantity")
-    if not _is_int(quantity) or quantity < 1:
-        raise InvalidTransaction(f"{where}.quantity must be an integer >= 1")
+    if not _is_int(quantity) or not 1 <= quantity <= MAX_QUANTITY:
+        raise InvalidTransaction(f"{where}.quantity must be an integer from 1 to {MAX_QUANTITY}")
     unit_price = raw.get("unitPrice")
-    if not _is_int(unit_price) or unit_price < 0:
+    if not _amount(unit_price):
         raise InvalidTransaction(f"{where}.unitPrice must be an integer >= 0 (minor currency units)")
     total_price = raw.get("totalPrice", quantity * unit_price)
-    if not _is_int(total_price) or total_price < 0:
+    if not _amount(total_price):
         raise InvalidTransaction(f"{where}.totalPrice must be an integer >= 0 (minor currency units)")
-    item = {
-        "name": name,
-        "quantity": quantity,
-        "unit_price": unit_price,
-        "total_price": total_price,
-    }
+    item = {"name": name, "quantity": quantity, "unit_price": unit_price, "total_price": total_price}
     sku = raw.get("sku")
-    if sku is not None:
-        if not isinstance(sku, str):
-            raise InvalidTransaction(f"{where}.sku must be a string")
+    if sku is not None and sku != "":
+        if not isinstance(sku, str) or len(sku) > 64:
+            raise InvalidTransaction(f"{where}.sku must be a string of at most 64 characters")
         item["sku"] = sku
     return item
 
@@ -92,7 +98,7 @@ def _check_string(key: str, value: str) -> None:
     if key == "accentColor" and not _COLOR.fullmatch(value):
         raise InvalidTransaction("accentColor must be a hex colour such as #1a2b3c")
     if key == "currency" and not _CURRENCY.fullmatch(value):
-        raise InvalidTransaction("currency must be 3 uppercase letters such as NGN")
+        raise InvalidTransaction("currency must be a 3-letter code such as NGN")
     if key == "merchantLogo":
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -120,29 +126,26 @@ def validate(data: object) -> Transaction:
     if missing:
         raise InvalidTransaction("Missing required field(s): " + ", ".join(missing))
     merchant_id = data["merchantId"]
-    if not isinstance(merchant_id, str) or not merchant_id.strip():
-        raise InvalidTransaction("merchantId must be a non-empty string")
+    if not isinstance(merchant_id, str) or not MERCHANT_ID.fullmatch(merchant_id.strip()):
+        raise InvalidTransaction(
+            "merchantId must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
     items = data["items"]
-    if not isinstance(items, list) or not items:
-        raise InvalidTransaction("items must be a non-empty array")
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
+        raise InvalidTransaction(f"items must be an array of 1 to {MAX_ITEMS} items")
     total = data["totalAmount"]
-    if not _is_int(total) or total < 0:
+    if not _amount(total):
         raise InvalidTransaction("totalAmount must be an integer >= 0 (minor currency units)")
     strings = {}
-    for key in _OPTIONAL_STRINGS:
+    for key, (_, longest) in _OPTIONAL_STRINGS.items():
         value = data.get(key)
-        if value is None:
+        if value is None or value == "":
             continue
-        if not isinstance(value, str):
-            raise InvalidTransaction(f"{key} must be a string")
+        if not isinstance(value, str) or len(value) > longest:
+            raise InvalidTransaction(f"{key} must be a string of at most {longest} characters")
         _check_string(key, value)
-        strings[key] = value
-    return Transaction(
-        merchant_id.strip(),
-        [_item(i, raw) for i, raw in enumerate(items)],
-        total,
-        strings,
-    )
+        strings[key] = value.upper() if key == "currency" else value
+    return Transaction(merchant_id.strip(), [_item(i, raw) for i, raw in enumerate(items)], total, strings)
 
 
 def iso_utc(moment: datetime) -> str:
@@ -160,7 +163,7 @@ def to_service_input(tx: Transaction, token: str, short_code: str, now: datetime
         "short_code": short_code,
         "merchant_string_id": tx.merchant_id,
     }
-    for key, service_key in _OPTIONAL_STRINGS.items():
+    for key, (service_key, _) in _OPTIONAL_STRINGS.items():
         if service_key and key in tx.strings:
             payload[service_key] = tx.strings[key]
     payload["total_amount"] = tx.total_amount
