@@ -1,157 +1,27 @@
-"""Fixtures for the agent's tests: a small real HTTP server standing in for the Receco
-service (answering its envelopes), and an agent served on a free local port."""
+"""Fixtures for the agent's tests."""
 
-import json
-import socket
-import sys
 import threading
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
-from receco_agent.agent import Agent
 from receco_agent.config import Settings
-from receco_agent.server import AgentServer
 
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def error_envelope(status: int, code: str, message: str, path: str = "createReceiptFromPOS") -> dict:
-    return {
-        "error": {
-            "message": message,
-            "code": -32603,
-            "data": {"code": code, "httpStatus": status, "path": path},
-        }
-    }
-
-
-@dataclass
-class Reply:
-    status: int
-    body: object = None
-    headers: dict = field(default_factory=dict)
-    delay: float = 0.0
-
-
-@dataclass
-class FakeService:
-    """Answers createReceiptFromPOS like the service: 200 with {id, token, short_code} and
-    an idempotent replay for a known token; ``script`` replies come first when set."""
-
-    url: str = ""
-    requests: list[dict] = field(default_factory=list)
-    receipts: dict[str, dict] = field(default_factory=dict)
-    script: list[Reply] = field(default_factory=list)
-    respond: Callable[[dict], Reply] | None = None
-    assign_short_code: str | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def api_url(self) -> str:
-        return f"{self.url}/api"
-
-    def tokens(self) -> list[str]:
-        return [r["json"]["token"] for r in self.requests if isinstance(r.get("json"), dict)]
-
-    def answer(self, request: dict) -> Reply:
-        with self.lock:
-            self.requests.append(request)
-            if self.script:
-                return self.script.pop(0)
-        if self.respond is not None:
-            return self.respond(request)
-        if request["method"] != "POST":
-            return Reply(405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported"))
-        body = request["json"]
-        with self.lock:
-            if body["token"] not in self.receipts:
-                short = self.assign_short_code or body["short_code"]
-                self.receipts[body["token"]] = {
-                    "id": len(self.receipts) + 1,
-                    "token": body["token"],
-                    "short_code": short,
-                }
-            data = self.receipts[body["token"]]
-        return Reply(
-            200,
-            {
-                "result": {
-                    "data": {
-                        **data,
-                        "receipt_url": f"http://web.test/app/receipt/{data['token']}",
-                    }
-                }
-            },
-        )
-
-
-def _handler(service: FakeService):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def _serve(self, method: str) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                parsed = json.loads(raw) if raw else None
-            except ValueError:
-                parsed = None
-            request = {
-                "method": method,
-                "path": self.path,
-                "headers": dict(self.headers),
-                "raw": raw,
-                "json": parsed,
-            }
-            reply = service.answer(request)
-            if reply.delay:
-                threading.Event().wait(reply.delay)
-            body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-            self.send_response(reply.status)
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            if "Content-Type" not in reply.headers:
-                self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_POST(self):
-            self._serve("POST")
-
-        def do_GET(self):
-            self._serve("GET")
-
-    return Handler
-
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        # A client that timed out on purpose closes before the reply: not a test failure.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
+from tests.agent.support import (
+    FakeService,
+    QuietServer,
+    RunningAgent,
+    free_port,
+    make_settings,
+    run_agent_server,
+    service_handler,
+    stop_agent_server,
+)
 
 
 @pytest.fixture
 def fake_service() -> Iterator[FakeService]:
     service = FakeService()
-    server = _QuietServer(("127.0.0.1", 0), _handler(service))
+    server = QuietServer(("127.0.0.1", 0), service_handler(service))
     service.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -167,43 +37,9 @@ def closed_url() -> str:
     return f"http://127.0.0.1:{free_port()}/api"
 
 
-def make_settings(home: Path, api_url: str, **overrides) -> Settings:
-    values = {
-        "merchant_id": "test-shop",
-        "api_url": api_url,
-        "web_url": "http://web.test",
-        "port": free_port(),
-        "print_qr": False,
-    }
-    values.update(overrides)
-    return Settings(home=home, **values)
-
-
 @pytest.fixture
 def settings(tmp_path, fake_service) -> Settings:
     return make_settings(tmp_path / "home", fake_service.api_url)
-
-
-@dataclass
-class RunningAgent:
-    agent: Agent
-    server: AgentServer
-    url: str
-
-
-def run_agent_server(settings: Settings, forwarder: bool) -> RunningAgent:
-    agent = Agent(settings)
-    server = AgentServer(agent, port=settings.port)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    if forwarder:
-        agent.forwarder.start()
-    return RunningAgent(agent, server, f"http://127.0.0.1:{settings.port}")
-
-
-def stop_agent_server(running: RunningAgent) -> None:
-    running.server.shutdown()
-    running.server.server_close()
-    running.agent.forwarder.stop(10)
 
 
 @pytest.fixture
@@ -212,43 +48,3 @@ def agent_server(settings) -> Iterator[RunningAgent]:
     running = run_agent_server(settings, forwarder=False)
     yield running
     stop_agent_server(running)
-
-
-def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.05) -> object:
-    """Return predicate()'s first truthy value; fail the test after ``timeout`` seconds."""
-    event = threading.Event()
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout} s")
-        event.wait(interval)
-
-
-def post_json(
-    url: str,
-    document: object,
-    headers: dict | None = None,
-    raw: bytes | None = None,
-    timeout: float = 30,
-):
-    """POST JSON; return (status, decoded answer, headers)."""
-    data = raw if raw is not None else json.dumps(document).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        headers={"Content-Type": "application/json", **(headers or {})},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read()), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read()), dict(exc.headers)
-
-
-def get_json(url: str, timeout: float = 10):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.status, json.loads(response.read())

@@ -1,7 +1,8 @@
 import json
 
-from conftest import Reply, error_envelope
 from receco_agent import client
+
+from tests.agent.support import Reply, error_envelope
 
 TOKEN = "rcpt_mwrjo7uj_lc6zxw"
 BODY = json.dumps({"token": TOKEN, "short_code": "ABCDEF", "merchant_string_id": "test-shop"})

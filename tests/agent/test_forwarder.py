@@ -4,9 +4,10 @@ import threading
 import time
 
 import pytest
-from conftest import Reply, error_envelope, make_settings, wait_until
 from receco_agent.agent import Agent
 from receco_agent.forwarder import IDLE_SECONDS
+
+from tests.agent.support import Reply, error_envelope, make_settings, wait_until
 
 
 @pytest.fixture

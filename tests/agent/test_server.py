@@ -4,7 +4,10 @@ import re
 import socket
 
 import pytest
-from conftest import (
+from receco_agent import qr
+from receco_agent.outbox import Outbox
+
+from tests.agent.support import (
     Reply,
     error_envelope,
     get_json,
@@ -13,8 +16,6 @@ from conftest import (
     run_agent_server,
     stop_agent_server,
 )
-from receco_agent import qr
-from receco_agent.outbox import Outbox
 
 SALE = {
     "merchantId": "test-shop",
