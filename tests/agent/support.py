@@ -2,7 +2,10 @@
 service (answering its envelopes), free ports, an agent served in a thread."""
 
 import json
+import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -220,3 +223,64 @@ def post_json(
 def get_json(url: str, timeout: float = 10):
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.status, json.loads(response.read())
+
+
+def agent_command() -> list[str]:
+    """The installed ``receco-agent`` console script of this interpreter's environment."""
+    script = Path(sys.executable).with_name("receco-agent")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "receco_agent"]
+
+
+class AgentProcess:
+    """``receco-agent start`` as a child process with its own home, stopped by the test."""
+
+    def __init__(self, home: Path, env: dict):
+        self.home = home
+        self.env = env
+        self.port = int(env["RECECO_AGENT_PORT"])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        self.runs = 0
+
+    def start(self, **overrides: str) -> "AgentProcess":
+        env = {**os.environ, **self.env, "RECECO_AGENT_HOME": str(self.home), **overrides}
+        self.runs += 1
+        log = (self.home.parent / f"agent-{self.runs}.log").open("wb")
+        self.process = subprocess.Popen([*agent_command(), "start"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_until(self._healthy, timeout=20)
+        return self
+
+    def _healthy(self) -> bool:
+        if self.process.poll() is not None:
+            pytest.fail(f"the agent exited with {self.process.returncode}: {self.log()}")
+        try:
+            return get_json(f"{self.url}/health", timeout=2)[0] == 200
+        except OSError:
+            return False
+
+    def health(self) -> dict:
+        return get_json(f"{self.url}/health")[1]
+
+    def log(self) -> str:
+        return (self.home.parent / f"agent-{self.runs}.log").read_text(errors="replace")
+
+    def kill9(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def terminate(self, timeout: float = 30) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+def run_cli(home: Path, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run ``receco-agent <args>`` with ``home`` and return the finished process."""
+    full_env = {**os.environ, "RECECO_AGENT_HOME": str(home), **(env or {})}
+    return subprocess.run(
+        [*agent_command(), *args], env=full_env, capture_output=True, text=True, timeout=timeout, check=False
+    )

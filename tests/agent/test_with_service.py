@@ -1,0 +1,265 @@
+"""The agent against the real Receco service, served by pytest-django's live server."""
+
+import json
+from urllib.parse import quote
+
+import pytest
+from receco_agent.outbox import Outbox
+
+from receipts.models import Receipt
+from tests.agent.support import (
+    AgentProcess,
+    free_port,
+    get_json,
+    make_settings,
+    post_json,
+    run_agent_server,
+    run_cli,
+    stop_agent_server,
+    wait_until,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def sale(merchant_id: str = "test-agent-shop", **changes) -> dict:
+    return {
+        "merchantId": merchant_id,
+        "merchantName": "Agent Test Shop",
+        "items": [
+            {"name": "Jollof rice", "quantity": 2, "unitPrice": 150000, "totalPrice": 300000, "sku": "JR-1"},
+            {"name": "Zobo", "quantity": 1, "unitPrice": 50000, "totalPrice": 50000},
+        ],
+        "totalAmount": 350000,
+        "currency": "NGN",
+        "paymentMethod": "card",
+        "location": "Lekki",
+        "timestamp": "2026-11-22T11:15:00+01:00",
+        "cashierId": "cashier-1",
+        "terminalId": "till-1",
+        **changes,
+    }
+
+
+@pytest.fixture
+def api_url(live_server) -> str:
+    return f"{live_server.url}/api"
+
+
+@pytest.fixture
+def closed_api_url() -> str:
+    return f"http://127.0.0.1:{free_port()}/api"
+
+
+@pytest.fixture
+def agent_process(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    process = AgentProcess(
+        home,
+        {
+            "RECECO_AGENT_PORT": str(free_port()),
+            "RECECO_MERCHANT_ID": "test-agent-shop",
+            "RECECO_WEB_URL": "http://web.test",
+            "RECECO_PRINT_QR": "false",
+            "RECECO_LOG_LEVEL": "debug",
+        },
+    )
+    yield process
+    process.stop()
+
+
+def receipts_by_token(tokens) -> dict[str, int]:
+    return {token: Receipt.objects.filter(token=token).count() for token in tokens}
+
+
+def test_an_online_sale_reaches_the_service(tmp_path, api_url, live_server):
+    running = run_agent_server(make_settings(tmp_path, api_url), forwarder=False)
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", sale())
+    finally:
+        stop_agent_server(running)
+    assert status == 200
+    assert answer["status"] == "success"
+    assert "queued" not in answer
+    receipt = Receipt.objects.get(token=answer["receiptId"])
+    assert receipt.short_code == answer["shortCode"]
+    assert receipt.merchant.string_id == "test-agent-shop"
+    assert receipt.merchant_name == "Agent Test Shop"
+    assert receipt.total_amount == 350000
+    assert receipt.payment_method == "card"
+    assert receipt.location == "Lekki"
+    assert receipt.items == [
+        {"name": "Jollof rice", "quantity": 2, "unit_price": 150000, "total_price": 300000, "sku": "JR-1"},
+        {"name": "Zobo", "quantity": 1, "unit_price": 50000, "total_price": 50000},
+    ]
+    status, body = get_json(f"{api_url}/trpc/getReceipt?input=" + quote(json.dumps({"token": answer["shortCode"]})))
+    assert status == 200
+    data = body["result"]["data"]
+    assert (data["token"], data["transaction_date"], data["status"]) == (
+        answer["receiptId"],
+        "2026-11-22T10:15:00.000Z",
+        "completed",
+    )
+
+
+def test_an_online_refusal_is_returned_to_the_pos(tmp_path, api_url):
+    running = run_agent_server(make_settings(tmp_path, api_url), forwarder=False)
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", sale("unknown-shop"))
+        summary = running.agent.outbox.summary()
+    finally:
+        stop_agent_server(running)
+    assert (status, answer) == (404, {"status": "error", "error": "Merchant not found", "code": "NOT_FOUND"})
+    assert Receipt.objects.count() == 0
+    assert (summary["pending"], summary["failed"]) == (0, 0)
+
+
+def test_offline_sales_are_uploaded_when_the_service_is_back(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    tokens = []
+    for _ in range(3):
+        status, answer, _ = post_json(f"{agent_process.url}/transactions", sale())
+        assert (status, answer["status"], answer["queued"]) == (200, "success", True)
+        tokens.append(answer["receiptId"])
+    health = agent_process.health()
+    assert (health["online"], health["pending"]) == (False, 3)
+    assert agent_process.terminate() == 0
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    health = agent_process.health()
+    assert (health["online"], health["failed"], health["done"]) == (True, 0, 3)
+    assert health["last_success"] is not None
+    assert receipts_by_token(tokens) == dict.fromkeys(tokens, 1)
+
+
+def test_kill_9_with_queued_sales_then_restart_uploads_each_exactly_once(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    answers = [post_json(f"{agent_process.url}/transactions", sale())[1] for _ in range(5)]
+    tokens = [a["receiptId"] for a in answers]
+    assert all(a["queued"] for a in answers)
+    agent_process.kill9()
+
+    queue = Outbox(agent_process.home / "queue.sqlite3")
+    pending = queue.pending()
+    assert [e.token for e in pending] == tokens
+    # As if the first upload had reached the service just before the kill, unconfirmed.
+    status, _, _ = post_json(f"{api_url}/trpc/createReceiptFromPOS", json.loads(pending[0].body))
+    assert status == 200
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    assert receipts_by_token(tokens) == dict.fromkeys(tokens, 1)
+    assert Receipt.objects.count() == 5
+    assert [(queue.get(t).state, queue.get(t).short_code) for t in tokens] == [
+        ("done", a["shortCode"]) for a in answers
+    ]
+
+
+def test_kill_9_while_draining_then_restart_uploads_each_exactly_once(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    tokens = [post_json(f"{agent_process.url}/transactions", sale())[1]["receiptId"] for _ in range(30)]
+    agent_process.kill9()
+    agent_process.start(RECECO_API_URL=api_url)
+    agent_process.kill9()  # somewhere in the middle of draining the queue
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=60)
+    assert receipts_by_token(tokens) == dict.fromkeys(tokens, 1)
+    assert Receipt.objects.count() == 30
+
+
+def test_a_refused_sale_ends_failed_and_clear_queue_removes_it(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    refused = post_json(f"{agent_process.url}/transactions", sale("unknown-shop"))[1]["receiptId"]
+    accepted = post_json(f"{agent_process.url}/transactions", sale())[1]["receiptId"]
+    agent_process.terminate()
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    result = run_cli(agent_process.home, "status", "--json", env=agent_process.env)
+    assert result.returncode == 0, result.stderr
+    status = json.loads(result.stdout)
+    assert (status["running"], status["online"], status["pending"], status["failed"]) == (True, True, 0, 1)
+    assert status["last_error"]["message"] == "Merchant not found"
+    [failed] = status["failed_transactions"]
+    assert (failed["token"], failed["status"], failed["error"]) == (refused, 404, "Merchant not found")
+    assert receipts_by_token([refused, accepted]) == {refused: 0, accepted: 1}
+
+    result = run_cli(agent_process.home, "clear-queue", env=agent_process.env)
+    assert (result.returncode, result.stdout) == (0, "Removed 1 failed transaction(s) from the queue.\n")
+    assert agent_process.health()["failed"] == 0
+    assert Outbox(agent_process.home / "queue.sqlite3").get(refused) is None
+
+
+def test_a_short_code_taken_meanwhile_is_replaced_and_reported(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    answer = post_json(f"{agent_process.url}/transactions", sale())[1]
+    agent_process.terminate()
+    other = {
+        "token": "rcpt_other000_aaaaaa",
+        "short_code": answer["shortCode"],
+        "merchant_string_id": "test-other-shop",
+        "total_amount": 100,
+        "items": [{"name": "Tea", "quantity": 1, "unit_price": 100, "total_price": 100}],
+    }
+    assert post_json(f"{api_url}/trpc/createReceiptFromPOS", other)[0] == 200
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    receipt = Receipt.objects.get(token=answer["receiptId"])
+    assert receipt.short_code != answer["shortCode"]
+    [change] = agent_process.health()["short_code_changes"]
+    assert change == {
+        "token": answer["receiptId"],
+        "requested": answer["shortCode"],
+        "assigned": receipt.short_code,
+        "at": change["at"],
+    }
+    result = run_cli(agent_process.home, "status", env=agent_process.env)
+    assert (
+        f"  short code changed by the service: {answer['receiptId']} {answer['shortCode']} -> {receipt.short_code}"
+        in result.stdout
+    )
+    assert f"Short code {answer['shortCode']} was taken" in agent_process.log()
+
+
+def test_the_test_command_uploads_a_sale(tmp_path, api_url):
+    home = tmp_path / "home"
+    env = {"RECECO_API_URL": api_url, "RECECO_WEB_URL": "http://web.test", "RECECO_PRINT_QR": "0"}
+    assert run_cli(home, "init", "--merchant-id", "test-cli-shop", "--port", str(free_port())).returncode == 0
+    result = run_cli(home, "test", env=env)
+    assert result.returncode == 0, result.stderr
+    receipt = Receipt.objects.get()
+    assert result.stdout == (
+        "The agent is not running; sending a test sale from here through the same queue\n"
+        f"Short code:  {receipt.short_code}\n"
+        f"Receipt URL: http://web.test/app/receipt/{receipt.token}\n"
+        "Uploaded: the receipt is on the service.\n"
+    )
+    assert receipt.merchant.string_id == "test-cli-shop"
+    assert receipt.total_amount == 100
+
+
+def test_the_emulator_forwards_to_the_agent(tmp_path, api_url):
+    import threading
+
+    from receco_agent.emulator import EmulatorServer, Till
+
+    running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="test-till"), forwarder=False)
+    emulator = EmulatorServer(Till(running.url, "test-till", "Till Shop"), port=free_port())
+    threading.Thread(target=emulator.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        status, answer, _ = post_json(
+            f"http://127.0.0.1:{emulator.server_address[1]}/test-transaction",
+            {"items": [{"name": "Suya", "quantity": 3, "price": 20000}], "total": 60000, "paymentMethod": "cash"},
+        )
+    finally:
+        emulator.shutdown()
+        emulator.server_close()
+        stop_agent_server(running)
+    assert (status, answer["status"]) == (200, "success")
+    receipt = Receipt.objects.get(token=answer["receiptId"])
+    assert receipt.short_code == answer["shortCode"]
+    assert (receipt.merchant_name, receipt.total_amount, receipt.payment_method) == ("Till Shop", 60000, "cash")
+    assert receipt.items == [{"name": "Suya", "quantity": 3, "unit_price": 20000, "total_price": 60000}]
