@@ -225,6 +225,11 @@ def get_json(url: str, timeout: float = 10):
         return response.status, json.loads(response.read())
 
 
+def clean_environment() -> dict:
+    """This process's environment without RECECO_* settings (the Django test settings set some)."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("RECECO_")}
+
+
 def agent_command() -> list[str]:
     """The installed ``receco-agent`` console script of this interpreter's environment."""
     script = Path(sys.executable).with_name("receco-agent")
@@ -243,7 +248,7 @@ class AgentProcess:
         self.runs = 0
 
     def start(self, **overrides: str) -> "AgentProcess":
-        env = {**os.environ, **self.env, "RECECO_AGENT_HOME": str(self.home), **overrides}
+        env = {**clean_environment(), **self.env, "RECECO_AGENT_HOME": str(self.home), **overrides}
         self.runs += 1
         log = (self.home.parent / f"agent-{self.runs}.log").open("wb")
         self.process = subprocess.Popen([*agent_command(), "start"], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -280,7 +285,7 @@ class AgentProcess:
 
 def run_cli(home: Path, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """Run ``receco-agent <args>`` with ``home`` and return the finished process."""
-    full_env = {**os.environ, "RECECO_AGENT_HOME": str(home), **(env or {})}
+    full_env = {**clean_environment(), "RECECO_AGENT_HOME": str(home), **(env or {})}
     return subprocess.run(
         [*agent_command(), *args], env=full_env, capture_output=True, text=True, timeout=timeout, check=False
     )

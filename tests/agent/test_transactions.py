@@ -150,6 +150,7 @@ def test_unknown_fields_are_not_forwarded():
         ({"currency": "naira"}, "currency must be a string of at most 3 characters"),
         ({"currency": "N1N"}, "currency must be a 3-letter code such as NGN"),
         ({"merchantLogo": "javascript:alert(1)"}, "merchantLogo must be an http:// or https:// URL"),
+        ({"merchantLogo": "https://cdn.example/my logo.png"}, "merchantLogo must be an http:// or https:// URL"),
         ({"timestamp": "yesterday"}, "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z"),
     ],
 )

@@ -332,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument(
         "--agent-url",
+        type=_http_url,
         help="agent to forward to (default http://127.0.0.1:<port setting>)",
     )
     emulator.add_argument("--merchant-name", help="merchant name printed on the receipts")

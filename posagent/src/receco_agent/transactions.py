@@ -101,7 +101,7 @@ def _check_string(key: str, value: str) -> None:
         raise InvalidTransaction("currency must be a 3-letter code such as NGN")
     if key == "merchantLogo":
         parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in value):
             raise InvalidTransaction("merchantLogo must be an http:// or https:// URL")
     if key == "timestamp":
         parse_timestamp(value)
