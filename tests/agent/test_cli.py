@@ -262,3 +262,20 @@ def test_the_emulator_refuses_a_bad_agent_url(tmp_path):
     assert "argument --agent-url: 'file:///etc/passwd' is not an http:// URL such as http://127.0.0.1:3001" in (
         result.stderr
     )
+
+
+def test_an_idle_keep_alive_connection_does_not_hold_up_stopping(tmp_path, fake_service):
+    process = AgentProcess(
+        tmp_path / "home",
+        {"RECECO_AGENT_PORT": str(free_port()), "RECECO_API_URL": fake_service.api_url, "RECECO_PRINT_QR": "0"},
+    )
+    process.home.mkdir()
+    try:
+        process.start()
+        with socket.create_connection(("127.0.0.1", process.port), timeout=10) as idle:
+            idle.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{process.port}\r\n\r\n".encode())
+            assert idle.recv(65536).startswith(b"HTTP/1.1 200 ")
+            process.process.send_signal(signal.SIGTERM)
+            assert process.process.wait(10) == 0
+    finally:
+        process.stop()

@@ -2,9 +2,11 @@ import base64
 import json
 import re
 import socket
+import threading
 
 import pytest
 from receco_agent import qr
+from receco_agent.httputil import Stopping
 from receco_agent.outbox import Outbox
 
 from tests.agent.support import (
@@ -317,3 +319,33 @@ def test_printed_qr_and_short_code(tmp_path, fake_service):
     text = out.getvalue()
     assert f"Short code: {answer['shortCode']}   total: 3000\n{answer['receiptUrl']}\n" in text
     assert "█" in text
+
+
+def test_http_servers_own_errors_are_json_too(agent_server):
+    port = agent_server.agent.settings.port
+    status, answer = raw_request(port, f"PUT /transactions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n")
+    assert (status, answer) == (501, {"status": "error", "error": "Unsupported method ('PUT')"})
+
+
+def test_stop_waits_for_work_in_progress_and_refuses_new_work(agent_server):
+    server = agent_server.server
+    entered, release, result = threading.Event(), threading.Event(), []
+
+    def work():
+        with server.working():
+            entered.set()
+            release.wait(10)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    assert entered.wait(10)
+    stopper = threading.Thread(target=lambda: result.append(server.stop(10)))
+    stopper.start()
+    stopper.join(0.3)
+    assert stopper.is_alive()
+    release.set()
+    stopper.join(10)
+    worker.join(10)
+    assert result == [True]
+    with pytest.raises(Stopping), server.working():
+        pass

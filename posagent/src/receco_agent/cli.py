@@ -63,8 +63,9 @@ def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1"
             pass
     finally:
         log.info("Stopping: finishing uploads in flight")
-        server.shutdown()
-        server.server_close()  # waits for sale requests still uploading
+        if not server.stop(SHUTDOWN_TIMEOUT):
+            log.warning("A sale was still being uploaded after %s s; it stays queued", SHUTDOWN_TIMEOUT)
+        server.server_close()
         serving.join(SHUTDOWN_TIMEOUT)
         agent.forwarder.stop(SHUTDOWN_TIMEOUT)
         log.info("Stopped")
@@ -274,7 +275,7 @@ def _cmd_emulator(args: argparse.Namespace, settings: Settings) -> int:
         while not stop.wait(0.5):
             pass
     finally:
-        server.shutdown()
+        server.stop(SHUTDOWN_TIMEOUT)
         server.server_close()
         thread.join(SHUTDOWN_TIMEOUT)
     return EXIT_OK

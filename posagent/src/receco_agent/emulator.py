@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 
-from receco_agent.httputil import Handler, Server
+from receco_agent.httputil import Handler, Server, Stopping
 from receco_agent.transactions import iso_utc
 
 log = logging.getLogger(__name__)
@@ -184,9 +184,14 @@ class EmulatorHandler(Handler):
         except InvalidSale as exc:
             self.send_error_json(400, str(exc))
             return
-        status, answer = forward(self.server.till.agent_url, transaction)
-        log.info("Emulator sale of %s forwarded: HTTP %s", transaction["totalAmount"], status)
-        self.send_json(status, answer)
+        try:
+            with self.server.working():
+                status, answer = forward(self.server.till.agent_url, transaction)
+                log.info("Emulator sale of %s forwarded: HTTP %s", transaction["totalAmount"], status)
+                self.send_json(status, answer)
+        except Stopping:
+            self.close_connection = True
+            self.send_error_json(503, "The emulator is stopping")
 
 
 class EmulatorServer(Server):

@@ -3,6 +3,9 @@
 import json
 import logging
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from receco_agent import __version__
@@ -12,14 +15,48 @@ log = logging.getLogger(__name__)
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
-class Server(ThreadingHTTPServer):
-    """A threading HTTP server whose close waits for requests in flight."""
+class Stopping(Exception):
+    """The server is shutting down and takes no new work."""
 
-    # Non-daemon request threads + block_on_close: server_close() lets a sale that is
-    # being uploaded finish before the process exits.
-    daemon_threads = False
-    block_on_close = True
+
+class Server(ThreadingHTTPServer):
+    """A threading HTTP server that can wait for the requests it is working on."""
+
+    # Idle keep-alive connections must not hold the process open at shutdown, so request
+    # threads are daemons; wait_idle() is what lets a sale being uploaded finish.
+    daemon_threads = True
+    block_on_close = False
     allow_reuse_address = True
+
+    def __init__(self, *args, **kwargs):
+        self._active = 0
+        self._stopping = False
+        self._idle = threading.Condition()
+        super().__init__(*args, **kwargs)
+
+    @contextmanager
+    def working(self) -> Iterator[None]:
+        """Mark a request as being worked on until the block ends.
+
+        Raises Stopping once stop() was called, so no new work starts during shutdown.
+        """
+        with self._idle:
+            if self._stopping:
+                raise Stopping
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
+
+    def stop(self, timeout: float) -> bool:
+        """Stop accepting work and wait for the work in progress; False if ``timeout`` passed first."""
+        self.shutdown()
+        with self._idle:
+            self._stopping = True
+            return self._idle.wait_for(lambda: self._active == 0, timeout)
 
     def handle_error(self, request, client_address) -> None:
         # socketserver prints tracebacks to stderr; route them through logging instead.
@@ -36,6 +73,15 @@ class Handler(BaseHTTPRequestHandler):
     server_version = f"receco-agent/{__version__}"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    # A connection silent this long is closed, so stuck clients do not pile up threads.
+    timeout = 60
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # http.server's own errors (bad request line, unsupported method) answer HTML;
+        # the POS gets the same JSON shape as for every other error.
+        self.close_connection = True
+        with suppress(OSError):
+            self.send_error_json(code, message or self.responses.get(code, ("Error",))[0])
 
     def log_message(self, format: str, *args) -> None:
         log.debug("%s %s", self.address_string(), format % args)

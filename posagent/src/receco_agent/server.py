@@ -3,7 +3,7 @@
 import logging
 
 from receco_agent.agent import Agent
-from receco_agent.httputil import Handler, Server
+from receco_agent.httputil import Handler, Server, Stopping
 from receco_agent.transactions import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
@@ -29,11 +29,15 @@ class AgentHandler(Handler):
             self.close_connection = True
             self.send_error_json(404, f"No such endpoint: POST {self.path.split('?')[0]}")
             return
-        body = self.read_json_body(MAX_BODY_BYTES)
-        if body is None:
-            return
-        status, answer = self.server.agent.accept(body)
-        self.send_json(status, answer)
+        try:
+            with self.server.working():
+                body = self.read_json_body(MAX_BODY_BYTES)
+                if body is not None:
+                    status, answer = self.server.agent.accept(body)
+                    self.send_json(status, answer)
+        except Stopping:
+            self.close_connection = True
+            self.send_error_json(503, "The agent is stopping; send the sale again in a moment")
 
 
 class AgentServer(Server):
