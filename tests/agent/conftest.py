@@ -38,13 +38,13 @@ def closed_url() -> str:
 
 
 @pytest.fixture
-def settings(tmp_path, fake_service) -> Settings:
+def agent_settings(tmp_path, fake_service) -> Settings:
     return make_settings(tmp_path / "home", fake_service.api_url)
 
 
 @pytest.fixture
-def agent_server(settings) -> Iterator[RunningAgent]:
+def agent_server(agent_settings) -> Iterator[RunningAgent]:
     """The agent served on a free port, without the background forwarder."""
-    running = run_agent_server(settings, forwarder=False)
+    running = run_agent_server(agent_settings, forwarder=False)
     yield running
     stop_agent_server(running)

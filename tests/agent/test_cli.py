@@ -131,7 +131,7 @@ def test_test_goes_through_a_running_agent(tmp_path, fake_service):
     assert result.stdout == (
         f"Sending a test sale through the running agent at {process.url}\n"
         f"Short code:  {sent[0]['short_code']}\n"
-        f"Receipt URL: http://127.0.0.1:8000/app/receipt/{sent[0]['token']}\n"
+        f"Receipt URL: {fake_service.url}/app/receipt/{sent[0]['token']}\n"
         "Uploaded: the receipt is on the service.\n"
     )
 

@@ -191,3 +191,18 @@ def test_write_refuses_invalid_values_and_leaves_the_file(tmp_path):
         config.write(tmp_path, {"port": 0})
     assert str(info.value) == "port must be an integer from 1 to 65535; got 0"
     assert path.read_text() == before
+
+
+def test_web_url_defaults_to_the_api_urls_origin(tmp_path):
+    write(tmp_path, {"rececoApiUrl": "https://receco.example:8443/api"})
+    assert config.load(tmp_path, env={}).web_url == "https://receco.example:8443"
+    assert config.load(tmp_path, env={"RECECO_WEB_URL": "https://web.example"}).web_url == "https://web.example"
+
+
+def test_init_derives_the_web_url_unless_given(tmp_path):
+    path = config.write(tmp_path / "a", {"merchantId": "test-a", "rececoApiUrl": "https://r.example/api"})
+    assert json.loads(path.read_text())["rececoWebUrl"] == "https://r.example"
+    path = config.write(
+        tmp_path / "b", {"rececoApiUrl": "https://r.example/api", "rececoWebUrl": "https://receipts.example"}
+    )
+    assert json.loads(path.read_text())["rececoWebUrl"] == "https://receipts.example"

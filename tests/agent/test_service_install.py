@@ -16,7 +16,7 @@ PYTHON = "/opt/receco/venv/bin/python"
 
 
 @pytest.fixture
-def settings(tmp_path):
+def home_settings(tmp_path):
     return Settings(home=tmp_path / "agent home")
 
 
@@ -26,8 +26,8 @@ def dry_run(plan) -> str:
     return out.getvalue()
 
 
-def test_systemd_user_unit(settings):
-    unit = systemd_unit(settings, [PYTHON, "-m", "receco_agent", "start"], system=False)
+def test_systemd_user_unit(home_settings):
+    unit = systemd_unit(home_settings, [PYTHON, "-m", "receco_agent", "start"], system=False)
     assert unit == (
         "[Unit]\n"
         "Description=Receco POS agent (digital receipts, offline queue)\n"
@@ -36,7 +36,7 @@ def test_systemd_user_unit(settings):
         "\n"
         "[Service]\n"
         "Type=simple\n"
-        f'Environment="RECECO_AGENT_HOME={settings.home}"\n'
+        f'Environment="RECECO_AGENT_HOME={home_settings.home}"\n'
         "Environment=PYTHONUNBUFFERED=1\n"
         f"ExecStart={PYTHON} -m receco_agent start\n"
         "Restart=on-failure\n"
@@ -49,14 +49,14 @@ def test_systemd_user_unit(settings):
     )
 
 
-def test_systemd_system_unit_runs_as_the_user(settings):
-    unit = systemd_unit(settings, [PYTHON, "-m", "receco_agent", "start"], system=True, user="till")
+def test_systemd_system_unit_runs_as_the_user(home_settings):
+    unit = systemd_unit(home_settings, [PYTHON, "-m", "receco_agent", "start"], system=True, user="till")
     assert "User=till\n" in unit
     assert "WantedBy=multi-user.target\n" in unit
 
 
-def test_linux_install_dry_run(settings, tmp_path):
-    plan = make_plan("install", settings, platform="linux", python=PYTHON, env={"XDG_CONFIG_HOME": str(tmp_path)})
+def test_linux_install_dry_run(home_settings, tmp_path):
+    plan = make_plan("install", home_settings, platform="linux", python=PYTHON, env={"XDG_CONFIG_HOME": str(tmp_path)})
     unit_path = tmp_path / "systemd" / "user" / "receco-agent.service"
     text = dry_run(plan)
     assert text.startswith(f"would write the systemd unit {unit_path}\n--- {unit_path}\n[Unit]\n")
@@ -84,57 +84,57 @@ def test_linux_install_dry_run(settings, tmp_path):
         ),
     ],
 )
-def test_linux_system_actions_dry_run(settings, action, commands):
-    text = dry_run(make_plan(action, settings, platform="linux", system=True, python=PYTHON, env={}))
+def test_linux_system_actions_dry_run(home_settings, action, commands):
+    text = dry_run(make_plan(action, home_settings, platform="linux", system=True, python=PYTHON, env={}))
     for command in commands:
         assert command in text.splitlines()
 
 
-def test_launchd_plist(settings):
-    job = plistlib.loads(launchd_plist(settings, [PYTHON, "-m", "receco_agent", "start"], system=False).encode())
+def test_launchd_plist(home_settings):
+    job = plistlib.loads(launchd_plist(home_settings, [PYTHON, "-m", "receco_agent", "start"], system=False).encode())
     assert job == {
         "Label": "com.receco.agent",
         "ProgramArguments": [PYTHON, "-m", "receco_agent", "start"],
-        "EnvironmentVariables": {"RECECO_AGENT_HOME": str(settings.home), "PYTHONUNBUFFERED": "1"},
+        "EnvironmentVariables": {"RECECO_AGENT_HOME": str(home_settings.home), "PYTHONUNBUFFERED": "1"},
         "RunAtLoad": True,
         "KeepAlive": {"SuccessfulExit": False},
         "ExitTimeOut": 30,
-        "StandardOutPath": str(settings.home / "agent.log"),
-        "StandardErrorPath": str(settings.home / "agent.log"),
-        "WorkingDirectory": str(settings.home),
+        "StandardOutPath": str(home_settings.home / "agent.log"),
+        "StandardErrorPath": str(home_settings.home / "agent.log"),
+        "WorkingDirectory": str(home_settings.home),
     }
 
 
-def test_macos_install_and_start_dry_run(settings, monkeypatch, tmp_path):
+def test_macos_install_and_start_dry_run(home_settings, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     plist = tmp_path / "Library" / "LaunchAgents" / "com.receco.agent.plist"
-    text = dry_run(make_plan("install", settings, platform="macos", python=PYTHON))
+    text = dry_run(make_plan("install", home_settings, platform="macos", python=PYTHON))
     assert text.startswith(f"would write the launchd job {plist}\n--- {plist}\n<?xml")
     assert "<string>com.receco.agent</string>" in text
     uid = os.getuid()
     assert f"$ launchctl enable gui/{uid}/com.receco.agent\n" in text
-    start = dry_run(make_plan("start", settings, platform="macos", python=PYTHON))
+    start = dry_run(make_plan("start", home_settings, platform="macos", python=PYTHON))
     assert start == f"would load and start the job\n$ launchctl bootstrap gui/{uid} {plist}\n"
-    stop = dry_run(make_plan("stop", settings, platform="macos", system=True, python=PYTHON))
+    stop = dry_run(make_plan("stop", home_settings, platform="macos", system=True, python=PYTHON))
     assert stop == "would stop and unload the job\n$ launchctl bootout system/com.receco.agent\n"
     assert not plist.exists()
 
 
-def test_windows_dry_run_needs_no_pywin32(settings):
-    text = dry_run(make_plan("install", settings, platform="windows", dry_run=True))
+def test_windows_dry_run_needs_no_pywin32(home_settings):
+    text = dry_run(make_plan("install", home_settings, platform="windows", dry_run=True))
     assert text == (
         "would register the Windows service RececoAgent (Receco POS agent), started automatically, running "
         f"receco_agent.winservice.RececoAgentService with {sys.executable}\n"
-        f"would store the agent home {settings.home} in the service's parameters\n"
-        f"Start it now with 'receco-agent start-service'; logs: {settings.home / 'agent.log'}\n"
+        f"would store the agent home {home_settings.home} in the service's parameters\n"
+        f"Start it now with 'receco-agent start-service'; logs: {home_settings.home / 'agent.log'}\n"
         "Run this from an Administrator prompt.\n"
     )
-    assert dry_run(make_plan("uninstall", settings, platform="windows", dry_run=True)) == (
+    assert dry_run(make_plan("uninstall", home_settings, platform="windows", dry_run=True)) == (
         "would stop the Windows service RececoAgent if it runs\nwould remove the Windows service RececoAgent\n"
     )
 
 
-def test_real_run_writes_the_unit_and_runs_the_commands(settings, tmp_path):
+def test_real_run_writes_the_unit_and_runs_the_commands(home_settings, tmp_path):
     unit = tmp_path / "units" / "receco-agent.service"
     plan = service_install.Plan(
         steps=[

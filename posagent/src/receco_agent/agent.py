@@ -170,6 +170,8 @@ class Agent:
         return 200, result
 
     def _print_receipt(self, short_code: str, receipt_url: str, total: int, queued: bool) -> None:
+        if self._out is None:  # e.g. a Windows service has no console
+            return
         with self._print_lock:
             try:
                 qr.print_text(receipt_url, self._out)

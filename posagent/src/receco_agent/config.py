@@ -6,6 +6,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -240,7 +241,15 @@ def load(home: str | os.PathLike | None = None, env: Mapping[str, str] | None = 
             values[field.attr] = field.parse(value)
         except ValueError as exc:
             raise ConfigError(f"{field.key} (from {source}) must be {exc}; got {value!r}") from None
+    if "RECECO_WEB_URL" not in env and "rececoWebUrl" not in raw:
+        values["web_url"] = web_origin(values["api_url"])
     return Settings(home=home_path, **values)
+
+
+def web_origin(api_url: str) -> str:
+    """Return the default web app URL for ``api_url``: its scheme, host and port."""
+    parts = urlsplit(api_url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def write(home: Path, updates: Mapping[str, object]) -> Path:
@@ -254,6 +263,11 @@ def write(home: Path, updates: Mapping[str, object]) -> Path:
     raw = read_file(path)
     merged = {f.key: raw.get(f.key, f.default) for f in FIELDS}
     merged.update({k: v for k, v in updates.items() if v is not None})
+    if "rececoWebUrl" not in raw and updates.get("rececoWebUrl") is None:
+        # The web app is usually served next to the API: same origin. A bad API URL is
+        # reported with the other settings below.
+        with suppress(ValueError):
+            merged["rececoWebUrl"] = web_origin(_parse_api_url(merged["rececoApiUrl"]))
     for field in FIELDS:
         try:
             field.parse(merged[field.key])

@@ -80,11 +80,12 @@ class Forwarder:
 
     def run(self) -> None:
         """The loop: drain, wait, repeat until stop()."""
-        log.info("Forwarder started")
         try:
+            summary = self.agent.outbox.summary()
+            log.info("Forwarder started: %d sale(s) to upload, %d failed", summary["pending"], summary["failed"])
             self.agent.check_service()
         except Exception:
-            log.exception("Checking the service failed")
+            log.exception("Starting the forwarder: checking the queue or the service failed")
         while not self._stop.is_set():
             try:
                 wait = self.drain()
