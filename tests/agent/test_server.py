@@ -349,3 +349,19 @@ def test_stop_waits_for_work_in_progress_and_refuses_new_work(agent_server):
     assert result == [True]
     with pytest.raises(Stopping), server.working():
         pass
+
+
+def test_a_queue_error_after_the_upload_still_answers_the_pos(agent_server, fake_service, monkeypatch):
+    outbox = agent_server.agent.outbox
+
+    def broken(*args):
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(outbox, "mark_done", broken)
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["status"], answer["queued"]) == (200, "success", True)
+    monkeypatch.undo()
+    assert [e.token for e in outbox.pending()] == [answer["receiptId"]]
+    agent_server.agent.forwarder.drain()  # the replay confirms it; the service keeps one receipt
+    assert outbox.get(answer["receiptId"]).state == "done"
+    assert list(fake_service.receipts) == [answer["receiptId"]]

@@ -129,7 +129,13 @@ class Agent:
                     "status": "error",
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
-            answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
+            try:
+                answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
+            except Exception as exc:
+                # The sale is committed; the forwarder settles it (an idempotent replay if
+                # the service already has it), so the POS is told it is queued.
+                log.exception("Recording the upload of %s failed", token)
+                answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
         finally:
             self.release(token)
         return self._answer(token, short_code, tx.total_amount, answer)
