@@ -13,8 +13,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from receco_agent import __version__, client, config, service_install
+from receco_agent.agent import Agent
 from receco_agent.config import ConfigError, Settings
+from receco_agent.emulator import EmulatorServer, Till
 from receco_agent.outbox import Outbox
+from receco_agent.server import AgentServer
 
 log = logging.getLogger("receco_agent")
 
@@ -42,9 +45,6 @@ def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1"
 
     Raises OSError when the port cannot be bound.
     """
-    from receco_agent.agent import Agent
-    from receco_agent.server import AgentServer
-
     agent = Agent(settings)
     server = AgentServer(agent, host=host)
     serving = threading.Thread(target=server.serve_forever, name="receco-http", kwargs={"poll_interval": 0.2})
@@ -63,6 +63,7 @@ def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1"
             pass
     finally:
         log.info("Stopping: finishing uploads in flight")
+        agent.forwarder.request_stop()  # both finish their current upload at once
         if not server.stop(SHUTDOWN_TIMEOUT):
             log.warning("A sale was still being uploaded after %s s; it stays queued", SHUTDOWN_TIMEOUT)
         server.server_close()
@@ -156,8 +157,6 @@ def _cmd_test(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Sending a test sale through the running agent at {settings.agent_url}")
         status, answer = _post_to_agent(settings, transaction)
     else:
-        from receco_agent.agent import Agent
-
         print("The agent is not running; sending a test sale from here through the same queue")
         status, answer = Agent(settings).accept(json.dumps(transaction).encode("utf-8"))
     if answer.get("status") != "success":
@@ -237,8 +236,6 @@ def _cmd_retry_failed(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_emulator(args: argparse.Namespace, settings: Settings) -> int:
-    from receco_agent.emulator import EmulatorServer, Till
-
     till = Till(
         agent_url=args.agent_url or settings.agent_url,
         merchant_id=settings.require_merchant_id(),

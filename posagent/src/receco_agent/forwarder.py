@@ -45,10 +45,14 @@ class Forwarder:
         self._thread = threading.Thread(target=self.run, name="receco-forwarder")
         self._thread.start()
 
-    def stop(self, timeout: float | None = None) -> None:
-        """Ask the thread to end after the upload in flight, and wait for it."""
+    def request_stop(self) -> None:
+        """Ask the thread to end after the upload in flight, without waiting."""
         self._stop.set()
         self._wake.set()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the thread to end after the upload in flight, and wait for it."""
+        self.request_stop()
         if self._thread is not None:
             self._thread.join(timeout)
 
