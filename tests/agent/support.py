@@ -289,3 +289,64 @@ def run_cli(home: Path, *args: str, env: dict | None = None, timeout: float = 60
     return subprocess.run(
         [*agent_command(), *args], env=full_env, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+class HoldingProxy:
+    """Forwards requests to ``target`` (an origin); the answer to the ``hold_post``-th POST
+    is held back until release(), so a test can kill the agent after the service acted
+    but before the agent heard of it."""
+
+    def __init__(self, target: str, hold_post: int):
+        self.target = target
+        self.hold_post = hold_post
+        self.posts = 0
+        self.held = threading.Event()
+        self.released = threading.Event()
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _forward(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization")}
+                request = urllib.request.Request(proxy.target + self.path, data=body, headers=headers, method=method)
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as response:
+                        status, answer = response.status, response.read()
+                except urllib.error.HTTPError as exc:
+                    status, answer = exc.code, exc.read()
+                if method == "POST":
+                    with proxy._lock:
+                        proxy.posts += 1
+                        hold = proxy.posts == proxy.hold_post
+                    if hold:
+                        proxy.held.set()
+                        proxy.released.wait(30)
+                        self.close_connection = True
+                        return  # the agent never hears the answer
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def do_GET(self):
+                self._forward("GET")
+
+            def do_POST(self):
+                self._forward("POST")
+
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()
