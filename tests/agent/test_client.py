@@ -1,4 +1,6 @@
 import json
+import socket
+import threading
 
 from receco_agent import client
 
@@ -120,3 +122,44 @@ def test_probe(fake_service, closed_url):
     reachable, detail = client.probe(closed_url, None, 5.0)
     assert reachable is False
     assert detail.endswith("Connection refused")
+
+
+def _answer_once(raw: bytes) -> client.Answer:
+    """Call a server that reads the request, writes ``raw`` and hangs up."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(raw)
+        conn.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        return client.create_receipt(f"http://127.0.0.1:{listener.getsockname()[1]}/api", None, TOKEN, BODY, 5.0)
+    finally:
+        thread.join(10)
+        listener.close()
+
+
+def test_an_answer_cut_short_is_transient():
+    answer = _answer_once(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"res')
+    assert (answer.kind, answer.status) == (client.TRANSIENT, 200)
+    assert answer.message.endswith("answered 200 without the receipt; check rececoApiUrl")
+
+
+def test_a_garbled_answer_is_transient():
+    answer = _answer_once(b"garbage\r\n\r\n")
+    assert (answer.kind, answer.status) == (client.TRANSIENT, None)
+    assert "/trpc/createReceiptFromPOS failed: BadStatusLine(" in answer.message
+
+
+def test_a_hang_up_without_answer_is_transient():
+    answer = _answer_once(b"")
+    assert (answer.kind, answer.status) == (client.TRANSIENT, None)
+    assert answer.message.endswith(
+        "/trpc/createReceiptFromPOS failed: RemoteDisconnected('Remote end closed connection without response')"
+    )

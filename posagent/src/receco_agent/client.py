@@ -5,6 +5,7 @@ An answer is one of three kinds: ``confirmed`` (200 with the receipt), ``refused
 and ``transient`` (anything else: no connection, timeout, 5xx, 429, or an answer that
 does not come from a Receco service, which is a configuration problem, not the sale's)."""
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -81,8 +82,10 @@ def _call(request: urllib.request.Request, timeout: float) -> tuple[int | None, 
         return None, {}, b"", f"cannot reach {request.full_url}: {text}"
     except TimeoutError:
         return None, {}, b"", f"no answer from {request.full_url} within {timeout:g} s"
-    except OSError as exc:
-        return None, {}, b"", f"connection to {request.full_url} failed: {exc}"
+    except (OSError, http.client.HTTPException) as exc:
+        # e.g. the connection dropped mid-answer: whether the service acted is unknown,
+        # which the idempotent retry settles.
+        return None, {}, b"", f"connection to {request.full_url} failed: {exc!r}"
 
 
 def _json(body: bytes) -> object:
