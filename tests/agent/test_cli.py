@@ -279,3 +279,30 @@ def test_an_idle_keep_alive_connection_does_not_hold_up_stopping(tmp_path, fake_
             assert process.process.wait(10) == 0
     finally:
         process.stop()
+
+
+def test_the_api_key_is_never_logged_or_shown(tmp_path, fake_service):
+    key = "postest_Zx81secretsecretsecret"
+    fake_service.respond = lambda request: Reply(401, error_envelope(401, "UNAUTHORIZED", "Invalid API key"))
+    process = AgentProcess(
+        tmp_path / "home",
+        {
+            "RECECO_AGENT_PORT": str(free_port()),
+            "RECECO_API_URL": fake_service.api_url,
+            "RECECO_API_KEY": key,
+            "RECECO_LOG_LEVEL": "debug",
+        },
+    )
+    process.home.mkdir()
+    try:
+        process.start()
+        status, answer, _ = post_json(f"{process.url}/transactions", SALE)
+        health = json.dumps(process.health())
+        result = run_cli(process.home, "status", "--json", env=process.env)
+    finally:
+        process.stop()
+    assert (status, answer["error"]) == (401, "Invalid API key")
+    assert [r["headers"]["Authorization"] for r in fake_service.requests] == [f"Bearer {key}"] * 2
+    assert "Invalid API key" in process.log()
+    for text in (process.log(), health, result.stdout, result.stderr):
+        assert "Zx81secret" not in text

@@ -277,3 +277,19 @@ def test_the_emulator_forwards_to_the_agent(tmp_path, api_url):
     assert receipt.short_code == answer["shortCode"]
     assert (receipt.merchant_name, receipt.total_amount, receipt.payment_method) == ("Till Shop", 60000, "cash")
     assert receipt.items == [{"name": "Suya", "quantity": 3, "unit_price": 20000, "total_price": 60000}]
+
+
+def test_a_body_the_service_refuses_ends_failed_with_its_message(agent_process, api_url):
+    # A row whose body the service refuses (as an older agent version might have queued).
+    queue = Outbox(agent_process.home / "queue.sqlite3")
+    body = {"token": "rcpt_old00000_aaaaaa", "short_code": "ABCDEF", "merchant_string_id": "test-agent-shop"}
+    queue.add(body["token"], body["short_code"], json.dumps({**body, "total_amount": 5}))
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["failed"] == 1, timeout=30)
+    [failed] = agent_process.health()["failed_transactions"]
+    assert (failed["token"], failed["status"], failed["error"]) == (
+        "rcpt_old00000_aaaaaa",
+        400,
+        "items: This field is required",
+    )
+    assert Receipt.objects.count() == 0
