@@ -26,7 +26,8 @@ class Server(ThreadingHTTPServer):
     # threads are daemons; wait_idle() is what lets a sale being uploaded finish.
     daemon_threads = True
     block_on_close = False
-    allow_reuse_address = True
+    # On Windows SO_REUSEADDR would let a second agent bind the same port.
+    allow_reuse_address = sys.platform != "win32"
 
     def __init__(self, *args, **kwargs):
         self._active = 0
