@@ -6,6 +6,7 @@ from urllib.parse import quote
 import pytest
 from receco_agent.outbox import Outbox
 
+from merchants.keys import revoke_key
 from receipts.models import Receipt
 from tests.agent.support import (
     AgentProcess,
@@ -293,3 +294,38 @@ def test_a_body_the_service_refuses_ends_failed_with_its_message(agent_process, 
         "items: This field is required",
     )
     assert Receipt.objects.count() == 0
+
+
+def test_the_merchants_key_is_sent_and_accepted(tmp_path, api_url, merchant, live_key):
+    running = run_agent_server(
+        make_settings(tmp_path, api_url, merchant_id="mama-put", api_key=live_key.key), forwarder=False
+    )
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", sale("mama-put"))
+    finally:
+        stop_agent_server(running)
+    assert (status, answer["status"]) == (200, "success")
+    receipt = Receipt.objects.get(token=answer["receiptId"])
+    assert receipt.merchant == merchant
+
+
+@pytest.mark.parametrize(
+    ("key_state", "status", "code", "message"),
+    [
+        ("revoked", 401, "UNAUTHORIZED", "API key has been revoked"),
+        ("other merchant", 403, "FORBIDDEN", "API key belongs to another merchant"),
+    ],
+)
+def test_a_refused_key_is_returned_at_the_till(
+    tmp_path, api_url, merchant, other_live_key, key_state, status, code, message
+):
+    if key_state == "revoked":
+        revoke_key(other_live_key.api_key)
+    running = run_agent_server(make_settings(tmp_path, api_url, api_key=other_live_key.key), forwarder=False)
+    try:
+        answer = post_json(f"{running.url}/transactions", sale("mama-put"))[:2]
+        summary = running.agent.outbox.summary()
+    finally:
+        stop_agent_server(running)
+    assert answer == (status, {"status": "error", "error": message, "code": code})
+    assert (summary["pending"], summary["failed"], Receipt.objects.count()) == (0, 0, 0)
