@@ -15,3 +15,11 @@ def test_it_creates_the_demo_once_and_prints_a_working_example(capsys, api):
     assert "https://receipts.example.test/api/trpc/getReceipt?input=%7B%22token%22%3A%22DEMO42%22%7D" in out
     status, _ = api.get("getReceipt", {"token": "DEMO42"})
     assert status == 200
+
+
+def test_it_keeps_a_demo_receipt_made_by_an_older_version(capsys):
+    call_command("seeddemo")
+    Receipt.objects.update(total_amount=1, fingerprint="0" * 64)
+    call_command("seeddemo")
+    assert Receipt.objects.get().total_amount == 1
+    assert "short code DEMO42" in capsys.readouterr().out

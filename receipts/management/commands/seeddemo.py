@@ -3,6 +3,7 @@ from django.core.management.base import BaseCommand
 
 from merchants.models import Merchant
 from receipts.creation import create_receipt
+from receipts.models import Receipt
 from receipts.validation import validate_sale
 
 DEMO_MERCHANT = "demo-shop"
@@ -17,6 +18,25 @@ class Command(BaseCommand):
         merchant, _ = Merchant.objects.get_or_create(
             string_id=DEMO_MERCHANT, defaults={"name": "Demo Shop", "accent_color": "#1d4ed8"}
         )
+        # An older demo receipt is kept as it is: ./dev up must work on any earlier database.
+        receipt = Receipt.objects.filter(token=DEMO_TOKEN).first() or self._create_demo_receipt(merchant)
+        api = f"{settings.RECECO_WEB_URL}/api/trpc"
+        self.stdout.write(
+            f"""
+Demo merchant: {merchant.string_id}   demo receipt: short code {receipt.short_code}
+  Receipt link: {receipt.public_url}
+  Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: python manage.py createsuperuser)
+  API:          {api}/<procedure>
+
+Try it:
+  curl -s '{api}/getReceipt?input=%7B%22token%22%3A%22{receipt.short_code}%22%7D'
+  curl -s -X POST {api}/createReceiptFromPOS -H 'Content-Type: application/json' \\
+    -d '{{"merchant_string_id": "test-my-shop", "total_amount": 2500,
+         "items": [{{"name": "Tea", "quantity": 1, "unit_price": 2500, "total_price": 2500}}]}}'
+"""
+        )
+
+    def _create_demo_receipt(self, merchant: Merchant) -> Receipt:
         sale = validate_sale(
             {
                 "token": DEMO_TOKEN,
@@ -33,19 +53,4 @@ class Command(BaseCommand):
                 "location": "Lekki Phase 1",
             }
         )
-        receipt, _ = create_receipt(merchant, sale)
-        api = f"{settings.RECECO_WEB_URL}/api/trpc"
-        self.stdout.write(
-            f"""
-Demo merchant: {merchant.string_id}   demo receipt: short code {receipt.short_code}
-  Receipt link: {receipt.public_url}
-  Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: python manage.py createsuperuser)
-  API:          {api}/<procedure>
-
-Try it:
-  curl -s '{api}/getReceipt?input=%7B%22token%22%3A%22{receipt.short_code}%22%7D'
-  curl -s -X POST {api}/createReceiptFromPOS -H 'Content-Type: application/json' \\
-    -d '{{"merchant_string_id": "test-my-shop", "total_amount": 2500,
-         "items": [{{"name": "Tea", "quantity": 1, "unit_price": 2500, "total_price": 2500}}]}}'
-"""
-        )
+        return create_receipt(merchant, sale)[0]
