@@ -5,7 +5,7 @@ typo in a deployment is caught before the first request instead of at the first 
 """
 
 import os
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -60,3 +60,48 @@ def envurl(name: str, default: str, schemes: tuple[str, ...] = ("http", "https")
         allowed = " or ".join(f"{s}://" for s in schemes)
         raise ImproperlyConfigured(f"{name} must be an absolute URL starting with {allowed}, not {raw!r}")
     return raw.rstrip("/")
+
+
+# --- issue 4: email settings from one URL ------------------------------------------
+_EMAIL_BACKENDS = {
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "smtp+tls": "django.core.mail.backends.smtp.EmailBackend",
+    "smtps": "django.core.mail.backends.smtp.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "locmem": "django.core.mail.backends.locmem.EmailBackend",
+    "dummy": "django.core.mail.backends.dummy.EmailBackend",
+}
+_EMAIL_DEFAULT_PORTS = {"smtp": 25, "smtp+tls": 587, "smtps": 465}
+
+
+def parse_email_url(name: str, raw: str) -> dict:
+    """Return Django's EMAIL_* settings for a URL such as ``smtp+tls://user:password@host:587``.
+
+    ``smtp://`` is plain SMTP, ``smtp+tls://`` upgrades with STARTTLS, ``smtps://`` is
+    TLS from the first byte; ``console:``, ``locmem:`` and ``dummy:`` pick those backends.
+    User and password are percent-decoded. Raises ImproperlyConfigured naming ``name``.
+    """
+    parts = urlsplit(raw.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in _EMAIL_BACKENDS:
+        raise ImproperlyConfigured(
+            f"{name} must start with smtp://, smtp+tls://, smtps://, console:, locmem: or dummy:, not {scheme + ':'!r}"
+        )
+    settings = {"EMAIL_BACKEND": _EMAIL_BACKENDS[scheme]}
+    if scheme not in _EMAIL_DEFAULT_PORTS:
+        return settings
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has a port that is not a number") from None
+    if not parts.hostname:
+        raise ImproperlyConfigured(f"{name} must name the SMTP host, e.g. smtp+tls://user:password@smtp.example.com")
+    settings.update(
+        EMAIL_HOST=parts.hostname,
+        EMAIL_PORT=port or _EMAIL_DEFAULT_PORTS[scheme],
+        EMAIL_HOST_USER=unquote(parts.username or ""),
+        EMAIL_HOST_PASSWORD=unquote(parts.password or ""),
+        EMAIL_USE_TLS=scheme == "smtp+tls",
+        EMAIL_USE_SSL=scheme == "smtps",
+    )
+    return settings

@@ -6,6 +6,7 @@ DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL.
 """
 
 import re
+import zoneinfo
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -13,7 +14,7 @@ import dj_database_url
 import phonenumbers
 from django.core.exceptions import ImproperlyConfigured
 
-from receco.env import envbool, envint, envlist, envstr, envurl
+from receco.env import envbool, envint, envlist, envstr, envurl, parse_email_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -43,6 +44,9 @@ INSTALLED_APPS = [
     "merchants",
     "receipts",
     "agentapi",
+    # Customer web app and delivery (issue 4): the task runner and its database queue.
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -166,6 +170,75 @@ if RECECO_WEB_URL.startswith("https://"):
 if envbool("DJANGO_BEHIND_TLS_PROXY", False):
     # Only when a proxy that sets this header (and strips it from clients) is in front.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Customer web app and delivery (issue 4) ---------------------------------------
+# Receipt dates on the pages and in emails are shown in this zone (the API speaks UTC).
+RECECO_TIME_ZONE = envstr("RECECO_TIME_ZONE", "Africa/Lagos")
+try:
+    zoneinfo.ZoneInfo(RECECO_TIME_ZONE)
+except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    raise ImproperlyConfigured(
+        f"RECECO_TIME_ZONE must be a time zone name such as Africa/Lagos, not {RECECO_TIME_ZONE!r}"
+    ) from None
+
+# Background work (deliveries). "immediate" runs each task in the process that queues it,
+# right after the transaction commits (development, tests); "database" stores tasks in
+# the database for `python manage.py db_worker` processes (production).
+_TASK_BACKENDS = {
+    "immediate": "django_tasks.backends.immediate.ImmediateBackend",
+    "database": "django_tasks_db.DatabaseBackend",
+}
+_task_backend = envstr("RECECO_TASKS_BACKEND", "immediate").lower()
+if _task_backend not in _TASK_BACKENDS:
+    raise ImproperlyConfigured(f"RECECO_TASKS_BACKEND must be immediate or database, not {_task_backend!r}")
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["default"]}}
+
+# Email: EMAIL_URL (smtp://user:password@host:587, smtps://… for implicit TLS, console:,
+# dummy:) or the separate EMAIL_* variables. With neither, development prints emails to
+# the console and production uses SMTP on localhost:25, Django's default.
+EMAIL_URL = envstr("EMAIL_URL")
+if EMAIL_URL:
+    globals().update(parse_email_url("EMAIL_URL", EMAIL_URL))
+else:
+    EMAIL_BACKEND = envstr(
+        "EMAIL_BACKEND",
+        "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+    )
+    EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
+    EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
+    EMAIL_HOST_USER = envstr("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+    EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+    if EMAIL_USE_TLS and EMAIL_USE_SSL:
+        raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on")
+# Django waits forever on a silent SMTP server by default; a delivery attempt must end.
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Receco <receipts@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# Text messages: "console" (logs the message with a masked number), "webhook" (a JSON POST
+# to your SMS provider or gateway), or the dotted path of a receipts.sms backend class.
+RECECO_SMS_BACKEND = envstr("RECECO_SMS_BACKEND", "console")
+RECECO_SMS_WEBHOOK_URL = envurl("RECECO_SMS_WEBHOOK_URL", "") if envstr("RECECO_SMS_WEBHOOK_URL") else ""
+RECECO_SMS_WEBHOOK_TOKEN = envstr("RECECO_SMS_WEBHOOK_TOKEN")
+RECECO_SMS_SENDER = envstr("RECECO_SMS_SENDER", "Receco")
+RECECO_SMS_TIMEOUT = envint("RECECO_SMS_TIMEOUT", 10, minimum=1)
+if RECECO_SMS_BACKEND == "webhook" and not RECECO_SMS_WEBHOOK_URL:
+    raise ImproperlyConfigured("RECECO_SMS_BACKEND=webhook needs RECECO_SMS_WEBHOOK_URL")
+
+# Deliveries of test receipts go here instead of to customers (never SMTP or a provider).
+RECECO_SINK_EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+RECECO_SINK_SMS_BACKEND = "receipts.sms.DummyBackend"
+# A failed delivery is tried this many times in all, with growing pauses in between.
+RECECO_DELIVERY_MAX_ATTEMPTS = envint("RECECO_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
+# Contact-form posts per client IP (django-ratelimit rate: count/period).
+RECECO_CONTACT_FORM_RATE = envstr("RECECO_CONTACT_FORM_RATE", "10/h")
+# Unknown codes typed or opened on the customer pages per client IP: short codes must not be guessable.
+RECECO_PAGE_MISS_RATE = envstr("RECECO_PAGE_MISS_RATE", "30/10m")
+# Customers who kept the page open too long get a page that says so, not Django's.
+CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
+# --- end of issue 4 settings ---------------------------------------------------------
 
 LOGGING = {
     "version": 1,

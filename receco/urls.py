@@ -4,6 +4,8 @@ from django.urls import include, path
 urlpatterns = [
     path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
+    # The customer web app (issue 4): scan page, receipt pages, QR images.
+    path("app/", include("receipts.urls")),
 ]
 
 handler400 = "agentapi.handlers.bad_request"

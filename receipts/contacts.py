@@ -4,6 +4,7 @@ import phonenumbers
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db import transaction
 
 from receco.errors import InvalidInput
 from receipts.models import Receipt
@@ -90,10 +91,15 @@ def clean_contact(email: object, phone: object) -> tuple[str | None, str | None]
     return cleaned.get("email"), cleaned.get("phone")
 
 
-def attach_contact(receipt: Receipt, email: str | None, phone: str | None) -> None:
-    """Store cleaned contact data on the receipt; a field given as None is left as it was."""
+def attach_contact(receipt: Receipt, email: str | None, phone: str | None) -> list:
+    """Store cleaned contact data on the receipt and send the receipt there; a field given
+    as None is left as it was. Returns the deliveries queued (see receipts.deliveries)."""
+    from receipts.deliveries import schedule_deliveries  # deliveries imports this module
+
     changes = {"customer_email": email, "customer_phone": phone}
     changes = {field: value for field, value in changes.items() if value is not None}
-    for field, value in changes.items():
-        setattr(receipt, field, value)
-    receipt.save(update_fields=[*changes, "updated_at"])
+    with transaction.atomic():
+        for field, value in changes.items():
+            setattr(receipt, field, value)
+        receipt.save(update_fields=[*changes, "updated_at"])
+        return schedule_deliveries(receipt, email=email, phone=phone)

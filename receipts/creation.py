@@ -7,6 +7,7 @@ from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict, Forbidden, NotFound
 from receipts.codes import new_short_code, new_token
+from receipts.deliveries import schedule_deliveries
 from receipts.models import Receipt
 from receipts.validation import sale_fingerprint
 
@@ -66,7 +67,10 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True) -> 
     for _ in range(_MAX_CODE_ATTEMPTS):
         try:
             with transaction.atomic():
-                return Receipt.objects.create(token=token, short_code=short_code, **fields), True
+                receipt = Receipt.objects.create(token=token, short_code=short_code, **fields)
+                # A contact given with the sale asks for the receipt, like updateReceiptContact.
+                schedule_deliveries(receipt, email=receipt.customer_email, phone=receipt.customer_phone)
+                return receipt, True
         except IntegrityError:
             existing = Receipt.objects.filter(token=token).first()
             if existing is None:

@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 from merchants.colors import validate_accent_color
 
@@ -61,6 +62,9 @@ class Receipt(models.Model):
     def __str__(self) -> str:
         return f"{self.short_code} {self.merchant_name}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("receipts:receipt", kwargs={"reference": self.token})
+
     @property
     def is_test(self) -> bool:
         return not self.livemode
@@ -69,3 +73,81 @@ class Receipt(models.Model):
     def public_url(self) -> str:
         """The absolute address customers open, under RECECO_WEB_URL."""
         return f"{settings.RECECO_WEB_URL}/app/receipt/{self.token}"
+
+
+class DeliveryQuerySet(models.QuerySet):
+    def due(self, now, stale_before) -> DeliveryQuerySet:
+        """Deliveries a sweep should (re)queue: retries whose time has come, and queued or
+        sending ones untouched since ``stale_before`` (their task was lost or its worker died)."""
+        return self.filter(
+            models.Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
+            | models.Q(status__in=[Delivery.Status.QUEUED, Delivery.Status.SENDING], updated_at__lt=stale_before)
+        )
+
+
+class Delivery(models.Model):
+    """One attempt, possibly retried, to send a receipt to a customer's email or phone."""
+
+    class Channel(models.TextChoices):
+        EMAIL = "email", "Email"
+        SMS = "sms", "SMS"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENDING = "sending", "Sending"
+        RETRYING = "retrying", "Failed, will retry"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+        # Test receipts: composed like a real delivery, handed to a sink, never to a customer.
+        SINK = "sink", "Test receipt: sent to the sink"
+
+    receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="deliveries")
+    channel = models.CharField(max_length=8, choices=Channel.choices)
+    # The address or E.164 number as the customer gave it, needed to send. Personal data:
+    # shown and logged only masked (see masked_destination).
+    destination = models.CharField(max_length=254)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DeliveryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "deliveries"
+        indexes = [
+            # The receipt page's delivery list, the per-receipt limit and duplicate check.
+            models.Index(fields=["receipt", "-created_at"], name="delivery_receipt_created"),
+            # The sweep (DeliveryQuerySet.due) over unfinished deliveries.
+            models.Index(fields=["status", "next_attempt_at"], name="delivery_status_next"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_channel_display()} to {self.masked_destination}"
+
+    @property
+    def masked_destination(self) -> str:
+        from receipts.contacts import mask_email, mask_phone  # contacts imports this module
+
+        if self.channel == self.Channel.EMAIL:
+            return mask_email(self.destination) or ""
+        return mask_phone(self.destination) or ""
+
+    @property
+    def status_for_customer(self) -> str:
+        return {
+            self.Status.QUEUED: "sending",
+            self.Status.SENDING: "sending",
+            self.Status.RETRYING: "delayed, we keep trying",
+            self.Status.SENT: "sent",
+            self.Status.FAILED: "could not be delivered",
+            self.Status.SINK: "not delivered (test receipt)",
+        }[self.status]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.SENT, self.Status.FAILED, self.Status.SINK)

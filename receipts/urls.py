@@ -1,0 +1,13 @@
+from django.urls import path, re_path
+
+from receipts import views
+
+app_name = "receipts"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("scan", views.scan, name="scan"),
+    path("receipt/<str:reference>", views.receipt_page, name="receipt"),
+    path("receipt/<str:reference>/send", views.send, name="send"),
+    re_path(r"^receipt/(?P<reference>[^/]+)/qr\.(?P<kind>png|svg)$", views.qr_image, name="qr"),
+]

@@ -1,0 +1,165 @@
+"""The customer web app: the scan page, the receipt page with its "send me this" form,
+and QR images of receipt links. Mounted under /app/."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.shortcuts import redirect, render
+from django.utils.http import parse_etags
+from django.views.decorators.http import require_POST, require_safe
+from django_ratelimit.core import is_ratelimited
+
+from receco.errors import InvalidInput, NotFound
+from receipts import qr
+from receipts.contacts import attach_contact, mask_email, mask_phone
+from receipts.csp import csp
+from receipts.deliveries import deliveries_left_today
+from receipts.display import origin, receipt_context
+from receipts.forms import ContactForm, phone_example
+from receipts.lookup import find_receipt
+from receipts.models import Receipt
+
+QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
+_QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+@require_safe
+def index(request: HttpRequest) -> HttpResponse:
+    return redirect("receipts:scan")
+
+
+@csp
+@require_safe
+def scan(request: HttpRequest) -> HttpResponse:
+    code = request.GET.get("code")
+    if code is None:
+        return render(request, "receipts/scan.html", _scan_context())
+    if not code.strip():
+        return _scan_error(request, code, "Enter the 6-character code printed on your receipt slip.", 400)
+    if _too_many_misses(request):
+        return _scan_error(request, code, "Too many codes tried. Wait a few minutes, then try again.", 429)
+    try:
+        receipt = find_receipt(code)
+    except InvalidInput:
+        message = "That is not a receipt code: codes have 6 letters and digits, like K7P2QX."
+        return _scan_error(request, code, message, 400)
+    except NotFound:
+        _count_miss(request)
+        message = "No receipt has that code. Check it against your slip and try again."
+        return _scan_error(request, code, message, 404)
+    return redirect(receipt)
+
+
+@csp
+@require_safe
+def receipt_page(request: HttpRequest, reference: str) -> HttpResponse:
+    receipt = _find(request, reference)
+    if not isinstance(receipt, Receipt):
+        return receipt
+    if reference != receipt.token:
+        return redirect(receipt)  # one address per receipt: short codes lead to the token's
+    return _render_receipt(request, receipt, ContactForm())
+
+
+@csp
+@require_POST
+def send(request: HttpRequest, reference: str) -> HttpResponse:
+    receipt = _find(request, reference)
+    if not isinstance(receipt, Receipt):
+        return receipt
+    form = ContactForm(request.POST)
+    if _rate_limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE):
+        form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
+        return _render_receipt(request, receipt, form, status=429)
+    if deliveries_left_today(receipt) == 0:
+        form.add_error(None, "This receipt has been sent as often as it can be today. Try again tomorrow.")
+        return _render_receipt(request, receipt, form, status=429)
+    if not form.is_valid():
+        return _render_receipt(request, receipt, form, status=400)
+    email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
+    attach_contact(receipt, email, phone)
+    destinations = " and ".join(filter(None, [mask_email(email), mask_phone(phone)]))
+    messages.success(request, f"Your receipt is on its way to {destinations}.")
+    return redirect(f"{receipt.get_absolute_url()}#sent")
+
+
+@require_safe
+def qr_image(request: HttpRequest, reference: str, kind: str) -> HttpResponse:
+    # The image depends only on the link, so a revalidation is answered without a query.
+    etag = qr.etag(f"{settings.RECECO_WEB_URL}/app/receipt/{reference}", kind)
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        return _qr_headers(HttpResponseNotModified(), etag)
+    receipt = _find(request, reference)
+    if not isinstance(receipt, Receipt):
+        return receipt
+    if reference != receipt.token:
+        return redirect("receipts:qr", reference=receipt.token, kind=kind)
+    url = receipt.public_url
+    body = qr.qr_png(url) if kind == "png" else qr.qr_svg(url, title=f"QR code of receipt {receipt.short_code}")
+    return _qr_headers(HttpResponse(body, content_type=_QR_TYPES[kind]), etag)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a page a customer understands (the form was open too long, or cookies are off)."""
+    return render(request, "receipts/csrf_failure.html", status=403)
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, status: int = 200) -> HttpResponse:
+    context = receipt_context(receipt)
+    if context["logo_url"]:
+        request.csp_img_origins.append(origin(context["logo_url"]))
+    context.update(
+        form=form,
+        qr_svg=qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
+        deliveries=receipt.deliveries.all()[:5],
+        scan_url=f"{settings.RECECO_WEB_URL.split('://', 1)[1]}/app/scan",
+        phone_example=phone_example(),
+    )
+    response = render(request, "receipts/receipt.html", context, status=status)
+    # Holds a CSRF token and, after sending, a personal confirmation: never shared caches.
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
+def _find(request: HttpRequest, reference: str) -> Receipt | HttpResponse:
+    """The receipt ``reference`` names, or the friendly 404 page (429 after too many misses)."""
+    if _too_many_misses(request):
+        return render(request, "receipts/not_found.html", {"too_many": True}, status=429)
+    try:
+        return find_receipt(reference)
+    except (InvalidInput, NotFound):
+        _count_miss(request)
+        return render(request, "receipts/not_found.html", status=404)
+
+
+def _scan_error(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
+    context = {**_scan_context(), "code": code.strip()[:64], "error": message}
+    return render(request, "receipts/scan.html", context, status=status)
+
+
+def _scan_context() -> dict:
+    return {"web_url": settings.RECECO_WEB_URL}
+
+
+def _too_many_misses(request: HttpRequest) -> bool:
+    return is_ratelimited(request, group="receipts.miss", key="ip", rate=settings.RECECO_PAGE_MISS_RATE)
+
+
+def _count_miss(request: HttpRequest) -> None:
+    # Short codes are the key to a receipt: unknown ones are counted per client, so
+    # they cannot be guessed by trying them in bulk.
+    is_ratelimited(request, group="receipts.miss", key="ip", rate=settings.RECECO_PAGE_MISS_RATE, increment=True)
+
+
+def _rate_limited(request: HttpRequest, group: str, rate: str) -> bool:
+    return is_ratelimited(request, group=group, key="ip", rate=rate, increment=True)
+
+
+def _qr_headers(response: HttpResponse, etag: str) -> HttpResponse:
+    response["ETag"] = etag
+    response["Cache-Control"] = QR_CACHE_CONTROL
+    return response

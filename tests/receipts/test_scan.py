@@ -1,0 +1,67 @@
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_shows_the_code_form(client):
+    response = client.get("/app/scan")
+    assert response.status_code == 200
+    assert b'<label for="code">Receipt code</label>' in response.content
+    assert b'name="code"' in response.content
+    assert b"vendor/jsqr/jsQR.js" in response.content  # the camera fallback, from our own static files
+
+
+def test_app_root_leads_to_the_scan_page(client):
+    response = client.get("/app/")
+    assert response.status_code == 302
+    assert response["Location"] == "/app/scan"
+
+
+@pytest.mark.parametrize("typed", ["K7P2QX", "k7p2qx", "  k7P2qx  "])
+def test_a_code_in_any_case_opens_the_receipt(client, receipt, typed):
+    response = client.get("/app/scan", {"code": typed})
+    assert response.status_code == 302
+    assert response["Location"] == f"/app/receipt/{receipt.token}"
+
+
+def test_a_full_token_also_opens_the_receipt(client, receipt):
+    response = client.get("/app/scan", {"code": receipt.token})
+    assert response["Location"] == f"/app/receipt/{receipt.token}"
+
+
+def test_an_unknown_code_is_explained_inline(client, receipt):
+    response = client.get("/app/scan", {"code": "zzzzzz"})
+    assert response.status_code == 404
+    assert b"No receipt has that code" in response.content
+    assert b'value="zzzzzz"' in response.content  # kept, to be corrected
+    assert b'aria-invalid="true"' in response.content
+
+
+@pytest.mark.parametrize("typed", ["K7P", "K7P2QX!", "<script>"])
+def test_a_malformed_code_is_explained_inline(client, typed):
+    response = client.get("/app/scan", {"code": typed})
+    assert response.status_code == 400
+    assert b"That is not a receipt code" in response.content
+    assert b"<script>" not in response.content.split(b"</head>")[1]
+
+
+def test_an_empty_code_asks_for_one(client):
+    response = client.get("/app/scan", {"code": "   "})
+    assert response.status_code == 400
+    assert b"Enter the 6-character code" in response.content
+
+
+def test_guessing_codes_is_stopped(client, receipt, settings):
+    settings.RECECO_PAGE_MISS_RATE = "3/10m"
+    statuses = [client.get("/app/scan", {"code": f"ZZZZZ{n}"}).status_code for n in range(5)]
+    assert statuses == [404, 404, 404, 404, 429]
+    # ... including codes that exist: the limit is on the client, not the code.
+    response = client.get("/app/scan", {"code": "K7P2QX"})
+    assert response.status_code == 429
+    assert b"Too many codes tried" in response.content
+
+
+def test_the_scan_page_has_a_content_security_policy(client):
+    policy = client.get("/app/scan")["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+    assert "script-src 'self';" in policy
