@@ -241,7 +241,7 @@ def compose_sms(receipt: Receipt) -> str:
     """One short text with the total and the link, in the GSM alphabet (currency code, not symbol)."""
     name = " ".join(receipt.merchant_name.split())
     if len(name) > 40:
-        name = name[:39] + "…"
+        name = name[:37].rstrip() + "..."
     prefix = "[TEST] " if receipt.is_test else ""
     total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
     return f"{prefix}Your receipt from {name}, {total}: {receipt.public_url}"

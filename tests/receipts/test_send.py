@@ -1,0 +1,135 @@
+"""The receipt page's "send me this receipt" form."""
+
+import pytest
+from django.core import mail
+from django.test import Client
+
+from receipts import sms
+from receipts.models import Delivery
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def post(client, receipt, django_capture_on_commit_callbacks):
+    def send(data, *, follow=False, reference=None):
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post(f"/app/receipt/{reference or receipt.token}/send", data, follow=follow)
+
+    return send
+
+
+def test_it_emails_the_receipt_and_confirms_with_the_masked_address(post, receipt):
+    response = post({"email": "customer@example.com", "phone": ""}, follow=True)
+    assert response.redirect_chain == [(f"/app/receipt/{receipt.token}#sent", 302)]
+    html = response.content.decode()
+    assert "Your receipt is on its way to c*******@example.com." in html
+    assert "customer@example.com" not in html
+    assert len(mail.outbox) == 1
+    assert mail.outbox[0].to == ["customer@example.com"]
+    receipt.refresh_from_db()
+    assert receipt.customer_email == "customer@example.com"
+    delivery = receipt.deliveries.get()
+    assert (delivery.channel, delivery.status, delivery.attempts) == ("email", "sent", 1)
+
+
+def test_it_texts_the_link_to_a_phone(post, receipt):
+    response = post({"email": "", "phone": "0803 123 4589"}, follow=True)
+    assert "Your receipt is on its way to +234*******89." in response.content.decode()
+    assert [m.to for m in sms.outbox] == ["+2348031234589"]
+    assert receipt.public_url in sms.outbox[0].body
+
+
+def test_it_sends_to_both(post, receipt):
+    response = post({"email": "customer@example.com", "phone": "+2348031234589"}, follow=True)
+    assert "on its way to c*******@example.com and +234*******89." in response.content.decode()
+    assert len(mail.outbox) == 1
+    assert len(sms.outbox) == 1
+
+
+def test_it_requires_an_email_or_phone(post, receipt):
+    response = post({"email": " ", "phone": ""})
+    assert response.status_code == 400
+    assert "Enter an email address or a mobile number." in response.content.decode()
+    assert not Delivery.objects.exists()
+
+
+def test_it_explains_a_bad_email_and_keeps_what_was_typed(post, receipt):
+    response = post({"email": "customer@", "phone": ""})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="email-error" class="error">Enter a valid email address, like name@example.com.' in html
+    assert 'value="customer@"' in html
+    assert 'aria-invalid="true" aria-describedby="email-error"' in html
+    assert not mail.outbox
+
+
+def test_it_explains_a_bad_phone_with_a_local_example(post, receipt):
+    html = post({"phone": "12345"}).content.decode()
+    assert "Enter a valid mobile number, like 0802 123 4567." in html
+
+
+def test_a_short_code_in_the_address_works(post, receipt):
+    response = post({"email": "customer@example.com"}, reference="k7p2qx")
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1
+
+
+def test_an_unknown_receipt_is_a_404(post, receipt):
+    assert post({"email": "customer@example.com"}, reference="rcpt_unknown_000000").status_code == 404
+
+
+def test_it_needs_the_csrf_token(receipt):
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(f"/app/receipt/{receipt.token}/send", {"email": "customer@example.com"})
+    assert response.status_code == 403
+    assert "Please try again" in response.content.decode()
+    assert not Delivery.objects.exists()
+
+
+def test_it_works_with_the_csrf_token_from_the_page(receipt, django_capture_on_commit_callbacks):
+    client = Client(enforce_csrf_checks=True)
+    client.get(f"/app/receipt/{receipt.token}")
+    token = client.cookies["csrftoken"].value
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            f"/app/receipt/{receipt.token}/send", {"email": "customer@example.com", "csrfmiddlewaretoken": token}
+        )
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1
+
+
+def test_one_network_cannot_send_without_limit(post, receipt_factory, settings):
+    settings.RECECO_CONTACT_FORM_RATE = "2/h"
+    assert post({"email": "one@example.com"}).status_code == 302
+    assert post({"email": "two@example.com"}).status_code == 302
+    response = post({"email": "three@example.com"})
+    assert response.status_code == 429
+    assert "Too many requests from your network" in response.content.decode()
+    assert len(mail.outbox) == 2
+
+
+def test_one_receipt_cannot_be_sent_without_limit(post, receipt):
+    for n in range(5):
+        assert post({"email": f"person{n}@example.com"}).status_code == 302
+    response = post({"email": "person5@example.com"})
+    assert response.status_code == 429
+    assert "sent as often as it can be today" in response.content.decode()
+    assert len(mail.outbox) == 5
+
+
+def test_sending_twice_by_mistake_sends_once(post, receipt):
+    post({"email": "customer@example.com"})
+    response = post({"email": "customer@example.com"}, follow=True)
+    assert "on its way to c*******@example.com" in response.content.decode()
+    assert len(mail.outbox) == 1
+
+
+def test_the_page_lists_what_was_sent_masked(post, client, receipt):
+    post({"email": "customer@example.com"})
+    html = client.get(f"/app/receipt/{receipt.token}").content.decode()
+    assert "Email to c*******@example.com: sent" in html
+
+
+def test_get_is_not_allowed(client, receipt):
+    assert client.get(f"/app/receipt/{receipt.token}/send").status_code == 405
