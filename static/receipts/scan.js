@@ -118,7 +118,10 @@
         return video.play();
       })
       .then(function () { return nativeDetector(); })
-      .then(function (native) { return native || jsqrDetector(); })
+      .then(function (native) {
+        section.setAttribute("data-decoder", native ? "native" : "jsqr");
+        return native || jsqrDetector();
+      })
       .then(function (detector) {
         detect = detector;
         say("Point the camera at the QR code on your receipt slip.");

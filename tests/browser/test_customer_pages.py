@@ -1,0 +1,212 @@
+"""The customer pages in a real headless Chromium, phone-sized."""
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from playwright.sync_api import expect
+
+from receipts.qr import qr_png
+from tests.browser.conftest import CHROMIUM_ARGS, PHONE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def receipt(receipt_factory):
+    return receipt_factory(
+        total_amount=161250,
+        items=[
+            {"name": "Jollof rice (plate)", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+            {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
+            {"name": "Bottled water 75cl", "quantity": 3, "unit_price": 5000, "total_price": 15000},
+        ],
+        merchant_logo="https://cdn.example.com/mama-put.png",
+    )
+
+
+def _no_complaints(phone):
+    """Nothing blocked by the policy, no script errors, nothing fetched from elsewhere but the logo."""
+    assert [line for line in phone.console if "error" in line.lower() or "refused" in line.lower()] == []
+    assert set(phone.external) <= {"https://cdn.example.com/mama-put.png"}
+
+
+def test_typing_a_code_opens_the_receipt(phone, live_server, receipt):
+    page = phone.page
+    page.goto(f"{live_server.url}/app/scan")
+    page.get_by_label("Receipt code").fill("  k7p2qx ")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/app/receipt/{receipt.token}")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen")
+    expect(page.locator(".total-big")).to_have_text("₦1,612.50")
+    expect(page.get_by_role("row", name=re.compile("Chapman"))).to_contain_text("1 × ₦300.00")
+    _no_complaints(phone)
+
+
+def test_an_unknown_code_is_explained_on_the_same_page(phone, live_server, receipt):
+    page = phone.page
+    page.goto(f"{live_server.url}/app/scan")
+    page.get_by_label("Receipt code").fill("ZZZZZZ")
+    page.get_by_role("button", name="Open").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        "No receipt has that code. Check it against your slip and try again."
+    )
+    expect(page.get_by_label("Receipt code")).to_be_focused()
+    assert page.url.startswith(f"{live_server.url}/app/scan?code=ZZZZZZ")
+
+
+def test_asking_for_the_receipt_by_email(phone, live_server, receipt, mailoutbox):
+    page = phone.page
+    page.goto(receipt.public_url)
+    page.get_by_label("Email address").fill("ada.customer@example.com")
+    page.get_by_role("button", name="Send my receipt").click()
+    expect(page.get_by_role("status").first).to_have_text("Your receipt is on its way to a*******@example.com.")
+    assert "ada.customer@example.com" not in page.content()
+    [email] = mailoutbox
+    assert email.to == ["ada.customer@example.com"]
+    assert email.subject == "Your receipt from Mama Put Kitchen: ₦1,612.50"
+    assert receipt.public_url in email.body
+    assert receipt.public_url in email.alternatives[0][0]
+    _no_complaints(phone)
+
+
+def test_a_bad_address_is_explained_next_to_the_field(phone, live_server, receipt, mailoutbox):
+    page = phone.page
+    page.goto(receipt.public_url)
+    page.get_by_label("Email address").fill("ada@")
+    page.get_by_label("Email address").press("Enter")
+    expect(page.locator("#email-error")).to_have_text("Enter a valid email address, like name@example.com.")
+    expect(page.get_by_label("Email address")).to_have_attribute("aria-invalid", "true")
+    assert mailoutbox == []
+
+
+def _decode_in_page(page, image_url: str) -> str | None:
+    """Decode the QR code at ``image_url`` with the jsQR the site serves, in the page."""
+    return page.evaluate(
+        """async ([decoder, imageUrl]) => {
+            if (!window.jsQR) {
+                await new Promise((resolve, reject) => {
+                    const script = document.createElement("script");
+                    script.src = decoder; script.onload = resolve; script.onerror = reject;
+                    document.head.appendChild(script);
+                });
+            }
+            const image = new Image();
+            image.src = imageUrl;
+            await image.decode();
+            const size = 400;
+            const canvas = document.createElement("canvas");
+            canvas.width = canvas.height = size;
+            const context = canvas.getContext("2d");
+            context.imageSmoothingEnabled = false;
+            context.drawImage(image, 0, 0, size, size);
+            const pixels = context.getImageData(0, 0, size, size);
+            const found = window.jsQR(pixels.data, size, size);
+            return found ? found.data : null;
+        }""",
+        ["/static/vendor/jsqr/jsQR.js", image_url],
+    )
+
+
+def test_the_qr_images_decode_to_the_page_address(phone, live_server, receipt):
+    page = phone.page
+    page.goto(receipt.public_url)
+    assert _decode_in_page(page, f"/app/receipt/{receipt.token}/qr.png") == page.url
+    assert _decode_in_page(page, f"/app/receipt/{receipt.token}/qr.svg") == page.url
+    # The code drawn in the page itself, as a customer would scan it from another phone.
+    inline = page.locator("figure.qr svg").evaluate(
+        "svg => 'data:image/svg+xml;base64,' + btoa(new XMLSerializer().serializeToString(svg))"
+    )
+    assert _decode_in_page(page, inline) == page.url
+    _no_complaints(phone)
+
+
+def _write_y4m(png: bytes, path: Path, width: int = 640, height: int = 480) -> None:
+    """A short Y4M video of the QR code on a grey desk: Chromium's fake camera plays it."""
+    frame = Image.new("RGB", (width, height), (150, 150, 150))
+    code = Image.open(io.BytesIO(png)).convert("RGB").resize((360, 360), Image.NEAREST)
+    frame.paste(code, ((width - 360) // 2, (height - 360) // 2))
+    y, cb, cr = frame.convert("YCbCr").split()
+    half = (width // 2, height // 2)
+    data = y.tobytes() + cb.resize(half).tobytes() + cr.resize(half).tobytes()
+    with path.open("wb") as video:
+        video.write(f"YUV4MPEG2 W{width} H{height} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(10):
+            video.write(b"FRAME\n" + data)
+
+
+def test_scanning_the_qr_with_the_camera_opens_the_receipt(
+    playwright_instance, chromium_executable, live_server, receipt, settings, tmp_path
+):
+    settings.RECECO_WEB_URL = live_server.url
+    video = tmp_path / "qr.y4m"
+    _write_y4m(qr_png(receipt.public_url), video)
+    browser = playwright_instance.chromium.launch(
+        executable_path=chromium_executable,
+        args=[
+            *CHROMIUM_ARGS,
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+        ],
+    )
+    try:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, permissions=["camera"])
+        page = context.new_page()
+        fetched = []
+        page.on("request", lambda request: fetched.append(request.url))
+        page.goto(f"{live_server.url}/app/scan")
+        native = page.evaluate("'BarcodeDetector' in window")
+        page.get_by_role("button", name="Scan the QR code").click()
+        page.wait_for_url(receipt.public_url, timeout=15000)
+        expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen")
+        # Desktop Linux Chromium has no BarcodeDetector: the vendored jsQR read the code.
+        assert native or f"{live_server.url}/static/vendor/jsqr/jsQR.js" in fetched
+    finally:
+        browser.close()
+
+
+def test_the_print_button_and_print_stylesheet(phone, live_server, receipt):
+    page = phone.page
+    page.goto(receipt.public_url)
+    expect(page.get_by_role("button", name="Print / save as PDF")).to_be_visible()
+    page.emulate_media(media="print")
+    expect(page.locator(".actions")).to_be_hidden()
+    expect(page.locator(".receipt")).to_be_visible()
+
+
+def test_the_page_fits_a_phone_and_is_keyboard_friendly(phone, live_server, receipt):
+    page = phone.page
+    page.goto(receipt.public_url)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    page.get_by_label("Email address").focus()
+    outline = page.get_by_label("Email address").evaluate("el => getComputedStyle(el).outlineStyle")
+    assert outline != "none"
+
+
+def test_a_test_receipt_shows_its_banner(phone, live_server, merchant, sale):
+    from receipts.creation import create_receipt
+    from receipts.validation import validate_sale
+
+    test_receipt, _ = create_receipt(merchant, validate_sale(sale), livemode=False)
+    page = phone.page
+    page.goto(test_receipt.public_url)
+    expect(page.get_by_role("note")).to_contain_text("Test receipt")
+
+
+def test_phone_screenshots(phone, live_server, receipt, artifacts):
+    """Artefacts for a human to look at: the receipt and the scan page at 360x740."""
+    page = phone.page
+    page.goto(receipt.public_url)
+    expect(page.locator("img.logo")).to_be_visible()
+    page.screenshot(path=artifacts / "receipt-360x740.png", full_page=True)
+    page.screenshot(path=artifacts / "receipt-360x740-first-screen.png")
+    page.goto(f"{live_server.url}/app/scan")
+    page.screenshot(path=artifacts / "scan-360x740.png")
+    image = Image.open(artifacts / "receipt-360x740.png")
+    assert image.width == PHONE["width"] * 2
+    _no_complaints(phone)
