@@ -266,6 +266,9 @@ def test_the_database_backend_queues_only_the_delivery_id(attach, receipt, datab
     assert task.args_kwargs == {"args": [receipt.deliveries.get().pk], "kwargs": {}}
 
 
+# The worker closes its database connection when it stops: these tests cannot run
+# inside the per-test transaction.
+@pytest.mark.django_db(transaction=True)
 def test_the_worker_sends_queued_deliveries(attach, receipt, database_tasks):
     attach(receipt, EMAIL, PHONE)
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
@@ -274,6 +277,7 @@ def test_the_worker_sends_queued_deliveries(attach, receipt, database_tasks):
     assert set(receipt.deliveries.values_list("status", flat=True)) == {"sent"}
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_worker_schedules_retries_itself(attach, receipt, database_tasks, flaky_smtp):
     attach(receipt, EMAIL)
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)

@@ -52,11 +52,11 @@ def test_the_merchant_colour_and_logo_are_used(client, receipt_factory, merchant
 
 
 def test_a_bad_accent_colour_never_reaches_css(client, receipt):
-    receipt.accent_color = "red;}</style><script>alert(1)</script>"
+    receipt.accent_color = "</style"  # the column holds 7 characters
     receipt.save(update_fields=["accent_color"])  # bypassing validation, as a bad migration might
     html = _page(client, receipt)
     assert "--accent: #0f766e;" in html
-    assert "<script>alert(1)" not in html
+    assert html.count("</style") == 1
 
 
 def test_every_merchant_field_is_escaped(client, receipt_factory):
