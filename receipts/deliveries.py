@@ -82,7 +82,9 @@ def schedule_deliveries(receipt: Receipt, email: str | None = None, phone: str |
             continue
         delivery = Delivery.objects.create(receipt=receipt, channel=channel, destination=destination)
         logger.info("delivery %s (%s) of receipt %s queued", delivery.pk, delivery.masked_destination, receipt.pk)
-        transaction.on_commit(lambda pk=delivery.pk: enqueue(pk))
+        # robust: a queue that cannot be reached must not fail the request that stored the
+        # contact; the delivery stays queued and the sweep (senddeliveries) picks it up.
+        transaction.on_commit(lambda pk=delivery.pk: enqueue(pk), robust=True)
         scheduled.append(delivery)
     return scheduled
 

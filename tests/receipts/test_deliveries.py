@@ -88,6 +88,19 @@ def test_nothing_is_sent_before_the_transaction_commits(receipt, django_capture_
     assert len(callbacks) == 1
 
 
+def test_a_queue_that_cannot_be_reached_does_not_fail_the_request(
+    api, receipt, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broken(*args, **kwargs):
+        raise ConnectionError("queue down")
+
+    monkeypatch.setattr("receipts.deliveries.enqueue", broken)
+    with django_capture_on_commit_callbacks(execute=True):
+        status, _ = api.post("updateReceiptContact", {"token": receipt.token, "email": EMAIL})
+    assert status == 200
+    assert receipt.deliveries.get().status == "queued"  # for the sweep
+
+
 # --- the messages -------------------------------------------------------------------
 
 

@@ -155,3 +155,9 @@ def test_head_requests_work(client, receipt):
 
 def test_other_methods_are_refused(client, receipt):
     assert client.delete(f"/app/receipt/{receipt.token}").status_code == 405
+
+
+def test_the_page_is_one_small_response_from_two_queries(client, receipt, django_assert_max_num_queries):
+    with django_assert_max_num_queries(2):  # the receipt, its deliveries
+        response = client.get(f"/app/receipt/{receipt.token}")
+    assert len(response.content) < 16_000
