@@ -1,6 +1,9 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
 and QR images of receipt links. Mounted under /app/."""
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
@@ -50,23 +53,56 @@ def scan(request: HttpRequest) -> HttpResponse:
     return redirect(receipt)
 
 
+def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Resolve the URL's ``reference`` (token or short code) to the receipt the view gets.
+
+    Unknown or malformed references get the friendly 404 page and count as misses (429
+    after too many); a GET by short code is redirected to the same page by token, so
+    each receipt has one address.
+    """
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, reference: str, **kwargs) -> HttpResponse:
+        if _too_many_misses(request):
+            return render(request, "receipts/not_found.html", {"too_many": True}, status=429)
+        try:
+            receipt = find_receipt(reference)
+        except (InvalidInput, NotFound):
+            _count_miss(request)
+            return render(request, "receipts/not_found.html", status=404)
+        if reference != receipt.token and request.method in ("GET", "HEAD"):
+            match = request.resolver_match
+            return redirect(match.view_name, **{**match.kwargs, "reference": receipt.token})
+        return view(request, receipt, **kwargs)
+
+    return wrapper
+
+
+def _qr_not_modified(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Answer a revalidation of a QR image with 304 before any query: the image depends
+    only on the link, which the URL and RECECO_WEB_URL determine."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, reference: str, kind: str) -> HttpResponse:
+        etag = qr.etag(f"{settings.RECECO_WEB_URL}/app/receipt/{reference}", kind)
+        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+            return _qr_headers(HttpResponseNotModified(), etag)
+        return view(request, reference=reference, kind=kind)
+
+    return wrapper
+
+
 @csp
 @require_safe
-def receipt_page(request: HttpRequest, reference: str) -> HttpResponse:
-    receipt = _find(request, reference)
-    if not isinstance(receipt, Receipt):
-        return receipt
-    if reference != receipt.token:
-        return redirect(receipt)  # one address per receipt: short codes lead to the token's
+@_with_receipt
+def receipt_page(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     return _render_receipt(request, receipt, ContactForm())
 
 
 @csp
 @require_POST
-def send(request: HttpRequest, reference: str) -> HttpResponse:
-    receipt = _find(request, reference)
-    if not isinstance(receipt, Receipt):
-        return receipt
+@_with_receipt
+def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
     if _rate_limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE):
         form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
@@ -84,19 +120,12 @@ def send(request: HttpRequest, reference: str) -> HttpResponse:
 
 
 @require_safe
-def qr_image(request: HttpRequest, reference: str, kind: str) -> HttpResponse:
-    # The image depends only on the link, so a revalidation is answered without a query.
-    etag = qr.etag(f"{settings.RECECO_WEB_URL}/app/receipt/{reference}", kind)
-    if etag in parse_etags(request.headers.get("If-None-Match", "")):
-        return _qr_headers(HttpResponseNotModified(), etag)
-    receipt = _find(request, reference)
-    if not isinstance(receipt, Receipt):
-        return receipt
-    if reference != receipt.token:
-        return redirect("receipts:qr", reference=receipt.token, kind=kind)
+@_qr_not_modified
+@_with_receipt
+def qr_image(request: HttpRequest, receipt: Receipt, kind: str) -> HttpResponse:
     url = receipt.public_url
     body = qr.qr_png(url) if kind == "png" else qr.qr_svg(url, title=f"QR code of receipt {receipt.short_code}")
-    return _qr_headers(HttpResponse(body, content_type=_QR_TYPES[kind]), etag)
+    return _qr_headers(HttpResponse(body, content_type=_QR_TYPES[kind]), qr.etag(url, kind))
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -123,17 +152,6 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
     response["Cache-Control"] = "private, no-cache"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
-
-
-def _find(request: HttpRequest, reference: str) -> Receipt | HttpResponse:
-    """The receipt ``reference`` names, or the friendly 404 page (429 after too many misses)."""
-    if _too_many_misses(request):
-        return render(request, "receipts/not_found.html", {"too_many": True}, status=429)
-    try:
-        return find_receipt(reference)
-    except (InvalidInput, NotFound):
-        _count_miss(request)
-        return render(request, "receipts/not_found.html", status=404)
 
 
 def _scan_error(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
