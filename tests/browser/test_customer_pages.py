@@ -168,13 +168,16 @@ def test_scanning_the_qr_with_the_camera_opens_the_receipt(
         browser.close()
 
 
-def test_the_print_button_and_print_stylesheet(phone, live_server, receipt):
+def test_the_print_button_and_print_stylesheet(phone, live_server, receipt, artifacts):
     page = phone.page
     page.goto(receipt.public_url)
     expect(page.get_by_role("button", name="Print / save as PDF")).to_be_visible()
     page.emulate_media(media="print")
     expect(page.locator(".actions")).to_be_hidden()
+    expect(page.locator(".site-footer")).to_be_hidden()
     expect(page.locator(".receipt")).to_be_visible()
+    page.pdf(path=artifacts / "receipt.pdf", format="A4")
+    assert (artifacts / "receipt.pdf").read_bytes().startswith(b"%PDF-")
 
 
 def test_the_page_fits_a_phone_and_is_keyboard_friendly(phone, live_server, receipt):
