@@ -1,6 +1,7 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
 and QR images of receipt links. Mounted under /app/."""
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 
@@ -21,6 +22,8 @@ from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
+
+logger = logging.getLogger(__name__)
 
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
@@ -104,7 +107,7 @@ def receipt_page(request: HttpRequest, receipt: Receipt) -> HttpResponse:
 @_with_receipt
 def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
-    if _rate_limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE):
+    if _limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE):
         form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
         return _render_receipt(request, receipt, form, status=429)
     if deliveries_left_today(receipt) == 0:
@@ -164,17 +167,26 @@ def _scan_context() -> dict:
 
 
 def _too_many_misses(request: HttpRequest) -> bool:
-    return is_ratelimited(request, group="receipts.miss", key="ip", rate=settings.RECECO_PAGE_MISS_RATE)
+    return _limited(request, "receipts.miss", settings.RECECO_PAGE_MISS_RATE, increment=False)
 
 
 def _count_miss(request: HttpRequest) -> None:
     # Short codes are the key to a receipt: unknown ones are counted per client, so
     # they cannot be guessed by trying them in bulk.
-    is_ratelimited(request, group="receipts.miss", key="ip", rate=settings.RECECO_PAGE_MISS_RATE, increment=True)
+    _limited(request, "receipts.miss", settings.RECECO_PAGE_MISS_RATE, increment=True)
 
 
-def _rate_limited(request: HttpRequest, group: str, rate: str) -> bool:
-    return is_ratelimited(request, group=group, key="ip", rate=rate, increment=True)
+def _limited(request: HttpRequest, group: str, rate: str, *, increment: bool = True) -> bool:
+    """Whether the client IP is over ``rate`` in ``group`` (counting this request if ``increment``).
+
+    Fails open: with the shared cache (Redis) down, customers still get their receipts;
+    the per-receipt delivery limit, kept in the database, still holds.
+    """
+    try:
+        return is_ratelimited(request, group=group, key="ip", rate=rate, increment=increment)
+    except Exception as exc:
+        logger.warning("rate limit %s not checked, the cache failed: %s", group, type(exc).__name__)
+        return False
 
 
 def _qr_headers(response: HttpResponse, etag: str) -> HttpResponse:

@@ -10,9 +10,6 @@ def _fresh_counters_and_outboxes(settings):
     cache.clear()
     sms.outbox.clear()
     settings.RECECO_SMS_BACKEND = "locmem"
-    yield
-    cache.clear()
-    sms.outbox.clear()
 
 
 @pytest.fixture

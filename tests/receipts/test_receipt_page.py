@@ -161,3 +161,17 @@ def test_the_page_is_one_small_response_from_two_queries(client, receipt, django
     with django_assert_max_num_queries(2):  # the receipt, its deliveries
         response = client.get(f"/app/receipt/{receipt.token}")
     assert len(response.content) < 16_000
+
+
+def test_a_cache_outage_does_not_take_the_pages_down(client, receipt, settings, caplog, mailoutbox):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        }
+    }
+    assert client.get(f"/app/receipt/{receipt.token}").status_code == 200
+    assert client.get("/app/scan", {"code": "ZZZZZZ"}).status_code == 404
+    assert client.post(f"/app/receipt/{receipt.token}/send", {"email": "a@example.com"}).status_code == 302
+    assert "rate limit receipts.miss not checked, the cache failed: ConnectionError" in caplog.text
