@@ -57,13 +57,14 @@ def test_an_unknown_code_is_explained_on_the_same_page(phone, live_server, recei
     assert page.url.startswith(f"{live_server.url}/app/scan?code=ZZZZZZ")
 
 
-def test_asking_for_the_receipt_by_email(phone, live_server, receipt, mailoutbox):
+def test_asking_for_the_receipt_by_email(phone, live_server, receipt, mailoutbox, artifacts):
     page = phone.page
     page.goto(receipt.public_url)
     page.get_by_label("Email address").fill("ada.customer@example.com")
     page.get_by_role("button", name="Send my receipt").click()
     expect(page.get_by_role("status").first).to_have_text("Your receipt is on its way to a*******@example.com.")
     assert "ada.customer@example.com" not in page.content()
+    page.locator("#send").screenshot(path=artifacts / "receipt-sent-360x740.png")
     [email] = mailoutbox
     assert email.to == ["ada.customer@example.com"]
     assert email.subject == "Your receipt from Mama Put Kitchen: ₦1,612.50"
