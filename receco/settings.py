@@ -232,10 +232,13 @@ RECECO_SINK_EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 RECECO_SINK_SMS_BACKEND = "receipts.sms.DummyBackend"
 # A failed delivery is tried this many times in all, with growing pauses in between.
 RECECO_DELIVERY_MAX_ATTEMPTS = envint("RECECO_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
-# Contact-form posts per client IP (django-ratelimit rate: count/period).
+# Posts of the receipt page's send form per client address (unknown codes typed or opened
+# on the pages share the API's RECECO_RATELIMIT_FAILED_LOOKUPS budget).
 RECECO_CONTACT_FORM_RATE = envstr("RECECO_CONTACT_FORM_RATE", "10/h")
-# Unknown codes typed or opened on the customer pages per client IP: short codes must not be guessable.
-RECECO_PAGE_MISS_RATE = envstr("RECECO_PAGE_MISS_RATE", "30/10m")
+if not re.fullmatch(r"[1-9]\d*/([1-9]\d*)?[smhd]", RECECO_CONTACT_FORM_RATE):
+    raise ImproperlyConfigured(
+        f"RECECO_CONTACT_FORM_RATE must be a rate such as 10/h or 5/10m, not {RECECO_CONTACT_FORM_RATE!r}"
+    )
 # Customers who kept the page open too long get a page that says so, not Django's.
 CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
 # --- end of issue 4 settings ---------------------------------------------------------

@@ -1,7 +1,6 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
 and QR images of receipt links. Mounted under /app/."""
 
-import logging
 from collections.abc import Callable
 from functools import wraps
 
@@ -13,7 +12,9 @@ from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
 from django_ratelimit.core import is_ratelimited
 
-from receco.errors import InvalidInput, NotFound
+from merchants import ratelimits, sharedcache
+from merchants.access import Caller
+from receco.errors import InvalidInput, NotFound, RateLimited
 from receipts import qr
 from receipts.contacts import attach_contact, mask_email, mask_phone
 from receipts.csp import csp
@@ -22,8 +23,6 @@ from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
-
-logger = logging.getLogger(__name__)
 
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
@@ -107,7 +106,7 @@ def receipt_page(request: HttpRequest, receipt: Receipt) -> HttpResponse:
 @_with_receipt
 def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
-    if _limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE):
+    if _form_limited(request):
         form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
         return _render_receipt(request, receipt, form, status=429)
     if deliveries_left_today(receipt) == 0:
@@ -167,26 +166,33 @@ def _scan_context() -> dict:
 
 
 def _too_many_misses(request: HttpRequest) -> bool:
-    return _limited(request, "receipts.miss", settings.RECECO_PAGE_MISS_RATE, increment=False)
+    """Whether this client used up its failed look-ups (shared with the API: one budget)."""
+    try:
+        ratelimits.check_lookup_budget(Caller(ratelimits.client_ip(request)))
+    except RateLimited:
+        return True
+    return False
 
 
 def _count_miss(request: HttpRequest) -> None:
-    # Short codes are the key to a receipt: unknown ones are counted per client, so
-    # they cannot be guessed by trying them in bulk.
-    _limited(request, "receipts.miss", settings.RECECO_PAGE_MISS_RATE, increment=True)
+    # Short codes are the key to a receipt: unknown ones count against the client, so
+    # they cannot be guessed by trying them in bulk, here or through the API.
+    ratelimits.record_failed_lookup(Caller(ratelimits.client_ip(request)))
 
 
-def _limited(request: HttpRequest, group: str, rate: str, *, increment: bool = True) -> bool:
-    """Whether the client IP is over ``rate`` in ``group`` (counting this request if ``increment``).
+def _form_limited(request: HttpRequest) -> bool:
+    """Count one post of the send form against RECECO_CONTACT_FORM_RATE for the client.
 
-    Fails open: with the shared cache (Redis) down, customers still get their receipts;
+    Fails open when the shared cache is down: customers still get their receipts, and
     the per-receipt delivery limit, kept in the database, still holds.
     """
-    try:
-        return is_ratelimited(request, group=group, key="ip", rate=rate, increment=increment)
-    except Exception as exc:
-        logger.warning("rate limit %s not checked, the cache failed: %s", group, type(exc).__name__)
-        return False
+
+    def count() -> bool:
+        ip = ratelimits.client_ip(request)
+        rate = settings.RECECO_CONTACT_FORM_RATE
+        return is_ratelimited(request, group="receipts.send", key=lambda _g, _r: ip, rate=rate, increment=True)
+
+    return sharedcache.guarded("rate limiting", count, False)
 
 
 def _qr_headers(response: HttpResponse, etag: str) -> HttpResponse:

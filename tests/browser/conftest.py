@@ -113,14 +113,6 @@ def phone(browser, live_server, settings):
     context.close()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits():
-    """Rate-limit counters live in the cache (in Redis, across runs): every test starts at zero."""
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 @pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)

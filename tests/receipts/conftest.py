@@ -1,13 +1,12 @@
 import pytest
-from django.core.cache import cache
 
 from receipts import sms
 
 
 @pytest.fixture(autouse=True)
-def _fresh_counters_and_outboxes(settings):
-    """Rate-limit counters live in the cache and SMS in a module list: each test starts clean."""
-    cache.clear()
+def _fresh_sms_outbox(settings):
+    """Texts go to a module list, like mail.outbox: each test starts with it empty.
+    (Rate-limit counters are cleared for every test by tests/conftest.py.)"""
     sms.outbox.clear()
     settings.RECECO_SMS_BACKEND = "locmem"
 

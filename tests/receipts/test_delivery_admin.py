@@ -52,3 +52,12 @@ def test_staff_without_permission_cannot_see_deliveries(client, django_user_mode
     staff = django_user_model.objects.create_user("clerk", password="pw", is_staff=True)
     client.force_login(staff)
     assert client.get(URL).status_code == 403
+
+
+def test_merchant_staff_see_only_their_merchants_deliveries(client, member, outsider, failed):
+    client.force_login(member)
+    assert "c*******@example.com" in client.get(URL).content.decode()
+    assert client.get(f"{URL}{failed.pk}/change/").status_code == 200
+    client.force_login(outsider)
+    assert "c*******@example.com" not in client.get(URL).content.decode()
+    assert client.get(f"{URL}{failed.pk}/change/").status_code in (302, 403, 404)

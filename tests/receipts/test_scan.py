@@ -52,9 +52,9 @@ def test_an_empty_code_asks_for_one(client):
 
 
 def test_guessing_codes_is_stopped(client, receipt, settings):
-    settings.RECECO_PAGE_MISS_RATE = "3/10m"
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "3/m"
     statuses = [client.get("/app/scan", {"code": f"ZZZZZ{n}"}).status_code for n in range(5)]
-    assert statuses == [404, 404, 404, 404, 429]
+    assert statuses == [404, 404, 404, 429, 429]
     # ... including codes that exist: the limit is on the client, not the code.
     response = client.get("/app/scan", {"code": "K7P2QX"})
     assert response.status_code == 429
@@ -65,3 +65,36 @@ def test_the_scan_page_has_a_content_security_policy(client):
     policy = client.get("/app/scan")["Content-Security-Policy"]
     assert "default-src 'self'" in policy
     assert "script-src 'self';" in policy
+
+
+def test_misses_on_the_pages_and_the_api_share_one_budget(client, api, receipt, settings):
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "3/m"
+    assert api.get("getReceipt", {"token": "ZZZZZ1"})[0] == 404
+    assert api.get("getReceipt", {"token": "ZZZZZ2"})[0] == 404
+    assert client.get("/app/receipt/ZZZZZ3").status_code == 404
+    assert client.get("/app/scan", {"code": "K7P2QX"}).status_code == 429
+    assert api.get("getReceipt", {"token": "K7P2QX"})[0] == 429
+
+
+def test_the_client_address_is_read_as_the_api_reads_it(client, receipt, settings):
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "1/m"
+    settings.RECECO_TRUSTED_PROXY_COUNT = 1
+    assert (
+        client.get(
+            "/app/scan", {"code": "ZZZZZ1"}, REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.7"
+        ).status_code
+        == 404
+    )
+    # Another customer behind the same proxy is not blocked by the first one's miss.
+    assert (
+        client.get(
+            "/app/scan", {"code": "K7P2QX"}, REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.9"
+        ).status_code
+        == 302
+    )
+    assert (
+        client.get(
+            "/app/scan", {"code": "K7P2QX"}, REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.7"
+        ).status_code
+        == 429
+    )
