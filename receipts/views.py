@@ -24,6 +24,8 @@ from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
 
+# How often the page of a receipt that has not arrived yet looks again.
+PENDING_RETRY_SECONDS = 30
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 
@@ -50,7 +52,10 @@ def scan(request: HttpRequest) -> HttpResponse:
         return _scan_error(request, code, message, 400)
     except NotFound:
         _count_miss(request)
-        message = "No receipt has that code. Check it against your slip and try again."
+        message = (
+            "No receipt has that code. Check it against your slip; if you have just paid, "
+            "the shop may still be sending it: try again in a few minutes."
+        )
         return _scan_error(request, code, message, 404)
     return redirect(receipt)
 
@@ -69,9 +74,12 @@ def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
             return render(request, "receipts/not_found.html", {"too_many": True}, status=429)
         try:
             receipt = find_receipt(reference)
-        except (InvalidInput, NotFound):
+        except (InvalidInput, NotFound) as error:
             _count_miss(request)
-            return render(request, "receipts/not_found.html", status=404)
+            # A well-formed reference may name a sale the shop's agent has not uploaded
+            # yet (it prints the QR code while offline): the page looks again by itself.
+            context = {"pending": isinstance(error, NotFound), "retry_seconds": PENDING_RETRY_SECONDS}
+            return render(request, "receipts/not_found.html", context, status=404)
         if reference != receipt.token and request.method in ("GET", "HEAD"):
             match = request.resolver_match
             return redirect(match.view_name, **{**match.kwargs, "reference": receipt.token})

@@ -51,7 +51,8 @@ def test_an_unknown_code_is_explained_on_the_same_page(phone, live_server, recei
     page.get_by_label("Receipt code").fill("ZZZZZZ")
     page.get_by_role("button", name="Open").click()
     expect(page.get_by_role("alert")).to_have_text(
-        "No receipt has that code. Check it against your slip and try again."
+        "No receipt has that code. Check it against your slip; if you have just paid, "
+        "the shop may still be sending it: try again in a few minutes."
     )
     expect(page.get_by_label("Receipt code")).to_be_focused()
     assert page.url.startswith(f"{live_server.url}/app/scan?code=ZZZZZZ")

@@ -142,6 +142,18 @@ def test_an_unknown_receipt_gets_a_friendly_404(client, receipt, reference):
     assert "Content-Security-Policy" in response
 
 
+def test_a_receipt_not_uploaded_yet_is_looked_for_again(client, receipt):
+    # The agent prints the QR code before an offline sale reaches the service.
+    html = client.get("/app/receipt/rcpt_mfx3k2zz_notyet").content.decode()
+    assert '<meta http-equiv="refresh" content="30">' in html
+    assert "the shop may still be sending it" in html
+
+
+def test_a_malformed_reference_is_not_looked_for_again(client, receipt):
+    html = client.get("/app/receipt/bad!token").content.decode()
+    assert "http-equiv" not in html
+
+
 def test_the_page_is_not_cached_or_indexed(client, receipt):
     response = client.get(f"/app/receipt/{receipt.token}")
     assert response["Cache-Control"] == "private, no-cache"
