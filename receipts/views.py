@@ -125,7 +125,10 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
     attach_contact(receipt, email, phone)
     destinations = " and ".join(filter(None, [mask_email(email), mask_phone(phone)]))
-    messages.success(request, f"Your receipt is on its way to {destinations}.")
+    if receipt.is_test:
+        messages.info(request, f"Test receipt: nothing is delivered to {destinations}; the request is recorded.")
+    else:
+        messages.success(request, f"Your receipt is on its way to {destinations}.")
     return redirect(f"{receipt.get_absolute_url()}#sent")
 
 

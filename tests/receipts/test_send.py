@@ -133,3 +133,14 @@ def test_the_page_lists_what_was_sent_masked(post, client, receipt):
 
 def test_get_is_not_allowed(client, receipt):
     assert client.get(f"/app/receipt/{receipt.token}/send").status_code == 405
+
+
+def test_a_test_receipt_says_nothing_is_delivered(client, test_receipt, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            f"/app/receipt/{test_receipt.token}/send", {"email": "customer@example.com"}, follow=True
+        )
+    html = response.content.decode()
+    assert "Test receipt: nothing is delivered to c*******@example.com; the request is recorded." in html
+    assert "Email to c*******@example.com: not delivered (test receipt)" in html
+    assert not mail.outbox
