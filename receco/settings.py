@@ -193,7 +193,7 @@ if _task_backend not in _TASK_BACKENDS:
     raise ImproperlyConfigured(f"RECECO_TASKS_BACKEND must be immediate or database, not {_task_backend!r}")
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["default"]}}
 
-# Email: EMAIL_URL (smtp://user:password@host:587, smtps://… for implicit TLS, console:,
+# Email: EMAIL_URL (smtp+tls://user:password@host:587 for STARTTLS, smtps://… for TLS,
 # dummy:) or the separate EMAIL_* variables. With neither, development prints emails to
 # the console and production uses SMTP on localhost:25, Django's default.
 EMAIL_URL = envstr("EMAIL_URL")
