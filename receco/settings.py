@@ -194,7 +194,7 @@ if _task_backend not in _TASK_BACKENDS:
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["default"]}}
 
 # Email: EMAIL_URL (smtp+tls://user:password@host:587 for STARTTLS, smtps://… for TLS,
-# dummy:) or the separate EMAIL_* variables. With neither, development prints emails to
+# console:, dummy:) or the separate EMAIL_* variables. With neither, development prints emails to
 # the console and production uses SMTP on localhost:25, Django's default.
 EMAIL_URL = envstr("EMAIL_URL")
 if EMAIL_URL:
