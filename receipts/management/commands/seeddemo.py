@@ -24,7 +24,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"""
 Demo merchant: {merchant.string_id}   demo receipt: short code {receipt.short_code}
-  Receipt link: {receipt.public_url}
+  Receipt page: {receipt.public_url}
+  Scan page:    {settings.RECECO_WEB_URL}/app/scan  (type {receipt.short_code})
   Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: python manage.py createsuperuser)
   API:          {api}/<procedure>
 
