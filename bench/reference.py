@@ -1,0 +1,119 @@
+"""The bare reference: the same work as getReceipt and createReceiptFromPOS with no framework.
+
+A plain WSGI function over psycopg, served by the same gunicorn with the same workers
+as the project, so the benchmark can say how close the project comes to "just the query
+and the JSON". It parses the same input, runs the same SELECT (one row by short code or
+token) and the same INSERT (after looking up the merchant by its string id), and answers
+the same envelopes. It validates nothing beyond what the SQL needs: it is a yardstick,
+not a service. BENCH_DATABASE_URL names the database.
+"""
+
+import hashlib
+import os
+import re
+import secrets
+import threading
+from urllib.parse import parse_qsl
+
+import orjson
+import psycopg
+from psycopg.rows import dict_row
+
+_DATABASE_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/receco_bench_10k")
+_WEB_URL = os.environ.get("RECECO_WEB_URL", "http://127.0.0.1:8000")
+_SHORT_CODE = re.compile(r"^[A-Z0-9]{6}$")
+_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+_COLUMNS = (
+    "id, token, short_code, merchant_id, merchant_name, merchant_logo, accent_color, total_amount, currency,"
+    " transaction_date, items, category, payment_method, location, status, customer_email, customer_phone,"
+    " created_at, updated_at"
+)
+_SELECT = {
+    "short_code": f"SELECT {_COLUMNS} FROM receipts_receipt WHERE short_code = %s",
+    "token": f"SELECT {_COLUMNS} FROM receipts_receipt WHERE token = %s",
+}
+_MERCHANT = "SELECT id, name, logo_url, accent_color, is_test FROM merchants_merchant WHERE string_id = %s"
+_INSERT = (
+    "INSERT INTO receipts_receipt (token, short_code, merchant_id, merchant_name, merchant_logo, accent_color,"
+    " total_amount, currency, transaction_date, items, category, payment_method, location, status, livemode,"
+    " customer_email, customer_phone, fingerprint, created_at, updated_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, COALESCE(%s::timestamptz, now()), %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+    " now(), now()) RETURNING id"
+)
+_local = threading.local()
+_JSON = [("Content-Type", "application/json")]
+
+
+def _connection() -> psycopg.Connection:
+    connection = getattr(_local, "connection", None)
+    if connection is None or connection.closed:
+        connection = psycopg.connect(_DATABASE_URL, autocommit=True, row_factory=dict_row)
+        _local.connection = connection
+    return connection
+
+
+def _answer(start_response, status: str, body) -> list[bytes]:
+    start_response(status, _JSON)
+    return [orjson.dumps(body)]
+
+
+def _get_receipt(environ, start_response):
+    value = orjson.loads(dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("input", "{}"))
+    reference = str(value.get("token", "")).strip()
+    field = "short_code" if len(reference) == 6 and _SHORT_CODE.match(reference.upper()) else "token"
+    if field == "short_code":
+        reference = reference.upper()
+    row = _connection().execute(_SELECT[field], (reference,)).fetchone()
+    if row is None:
+        return _answer(start_response, "404 Not Found", {"error": {"message": "Receipt not found"}})
+    return _answer(start_response, "200 OK", {"result": {"data": row}})
+
+
+def _create_receipt(environ, start_response):
+    body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+    sale = orjson.loads(body)
+    connection = _connection()
+    merchant = connection.execute(_MERCHANT, (sale["merchant_string_id"],)).fetchone()
+    if merchant is None:
+        return _answer(start_response, "404 Not Found", {"error": {"message": "Merchant not found"}})
+    token = sale.get("token") or f"rcpt_{secrets.token_hex(6)}"
+    values = [
+        token,
+        None,  # the short code, drawn below
+        merchant["id"],
+        sale.get("merchant_name") or merchant["name"],
+        sale.get("merchant_logo") or merchant["logo_url"] or None,
+        sale.get("accent_color") or merchant["accent_color"],
+        sale["total_amount"],
+        sale.get("currency") or "NGN",
+        sale.get("transaction_date"),
+        orjson.dumps(sale["items"]).decode(),
+        sale.get("category"),
+        sale.get("payment_method"),
+        sale.get("location"),
+        sale.get("status") or "completed",
+        not merchant["is_test"],
+        sale.get("customer_email"),
+        sale.get("customer_phone"),
+        hashlib.sha256(body).hexdigest(),
+    ]
+    while True:
+        values[1] = sale.get("short_code") or "".join(secrets.choice(_ALPHABET) for _ in range(6))
+        try:
+            row = connection.execute(_INSERT, values).fetchone()
+            break
+        except psycopg.errors.UniqueViolation as exc:
+            if "short_code" not in (exc.diag.constraint_name or ""):
+                return _answer(start_response, "409 Conflict", {"error": {"message": "Token already used"}})
+            sale["short_code"] = None  # a short-code clash: draw another
+    data = {"id": row["id"], "token": token, "short_code": values[1], "receipt_url": f"{_WEB_URL}/app/receipt/{token}"}
+    return _answer(start_response, "200 OK", {"result": {"data": data}})
+
+
+def application(environ, start_response):
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    if path == "/api/trpc/getReceipt" and method == "GET":
+        return _get_receipt(environ, start_response)
+    if path == "/api/trpc/createReceiptFromPOS" and method == "POST":
+        return _create_receipt(environ, start_response)
+    return _answer(start_response, "404 Not Found", {"error": {"message": "Not found"}})

@@ -1,0 +1,586 @@
+"""The load benchmark: the project against a bare reference, on PostgreSQL, under gunicorn.
+
+    python bench/run.py --receipts 10000 --receipts 1000000 --duration 10 --connections 8
+
+For each receipt count it prepares a database of its own (created, migrated and seeded
+once, reused while it holds that many seeded receipts), serves the project and the bare
+reference (bench/reference.py) with the same gunicorn settings, drives each scenario from
+a second process (wrk with bench/wrk.lua when installed, else bench/loadgen.py) and prints
+req/s, p50 and p99 for every scenario, each as a ratio to the reference, then the goals.
+
+Scenarios: getReceipt by random short codes, by random tokens, and createReceiptFromPOS
+with fresh tokens; each anonymous, with a test key and with a live key (the live limits
+raised through the environment so the limiter runs on every request without refusing).
+"""
+
+import argparse
+import json
+import os
+import platform
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+SEED_MERCHANT = "bench-shop"  # holds the seeded receipts that getReceipt reads
+POS_MERCHANT = "bench-pos"  # receives the receipts created under load (deleted before each run)
+SAMPLE_SIZE = 20_000  # references drawn from the table for the getReceipt scenarios
+
+CREATE_BODY = {
+    "token": "TOKEN",
+    "merchant_string_id": POS_MERCHANT,
+    "merchant_name": "Bench POS",
+    "merchant_logo": None,
+    "accent_color": None,
+    "total_amount": 130000,
+    "currency": "NGN",
+    "transaction_date": "2026-11-22T10:15:00.000Z",
+    "items": [
+        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
+    ],
+    "category": "restaurant",
+    "payment_method": "card",
+    "location": "Lekki Phase 1",
+    "status": "completed",
+    "customer_email": None,
+    "customer_phone": None,
+}
+RECEIPT_FIELDS = {
+    "id", "token", "short_code", "merchant_id", "merchant_name", "merchant_logo", "accent_color", "total_amount",
+    "currency", "transaction_date", "items", "category", "payment_method", "location", "status", "customer_email",
+    "customer_phone", "created_at", "updated_at",
+}  # fmt: skip
+
+# Settings for the project's processes. The limits are raised far above what two cores
+# can serve, so every request still goes through the limiter and none is refused.
+LIMIT_ENV = {
+    "RECECO_LIVE_LIMIT_PER_MINUTE": "100000000",
+    "RECECO_LIVE_LIMIT_PER_SECOND": "10000000",
+    "RECECO_ANONYMOUS_LIMIT_PER_MINUTE": "100000000",
+    "RECECO_ANONYMOUS_NOT_FOUND_LIMIT_PER_MINUTE": "100000000",
+}
+
+
+@dataclass
+class Scenario:
+    name: str  # "getReceipt by short code", ...
+    mode: str  # "get" or "create"
+    refs: Path | None = None
+
+
+@dataclass
+class Variant:
+    name: str  # "anonymous", "test key", "live key"
+    auth: str | None = None  # Authorization header, None for anonymous calls
+    unavailable: str | None = None  # why this variant cannot run on this commit
+
+
+@dataclass
+class Result:
+    requests: int
+    duration_us: int
+    p50_us: int
+    p99_us: int
+    errors: int
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / (self.duration_us / 1e6) if self.duration_us else 0.0
+
+
+def main() -> None:
+    args = _arguments()
+    loadgen = _loadgen(args.loadgen)
+    print(_header(args, loadgen), flush=True)
+    results: dict[int, dict] = {}
+    for count in args.receipts:
+        results[count] = _bench_database(args, count, loadgen)
+    _print_goals(args, results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(_jsonable(results), indent=2))
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--receipts", type=int, action="append", help="receipts in the table (repeatable)")
+    parser.add_argument("--duration", type=float, default=10, help="seconds measured per scenario")
+    parser.add_argument("--warmup", type=float, default=2, help="seconds of load before each measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements per scenario, taken in turns; median kept")
+    parser.add_argument("--connections", type=int, default=8, help="concurrent keep-alive connections")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (project and reference alike)")
+    parser.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
+        help="PostgreSQL server (its database name is replaced by receco_bench_<count>)",
+    )
+    parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
+    parser.add_argument("--port", type=int, default=8701, help="project port; the reference uses the next one")
+    parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto")
+    parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
+    parser.add_argument("--variants", default="anonymous,test key,live key", help="comma-separated auth variants")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    args.receipts = args.receipts or [10_000, 1_000_000]
+    args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
+    return args
+
+
+def _loadgen(choice: str) -> str:
+    if choice == "auto":
+        return "wrk" if shutil.which("wrk") else "python"
+    if choice == "wrk" and not shutil.which("wrk"):
+        sys.exit("wrk is not installed (apt-get install wrk), use --loadgen python")
+    return choice
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def _header(args, loadgen: str) -> str:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if "model name" in line
+        ),
+        platform.processor() or "unknown",
+    )
+    memory = next(
+        (
+            int(line.split()[1]) // 1024**2
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if "MemTotal" in line
+        ),
+        0,
+    )
+    commit = _git("rev-parse", "--short", "HEAD") + (
+        " (with uncommitted changes)" if _git("status", "--porcelain") else ""
+    )
+    with psycopg.connect(_database_url(args.database_url, "postgres")) as connection:
+        server = connection.execute("SHOW server_version").fetchone()[0]
+    threads = f", {args.threads} threads each" if args.worker_class == "gthread" else ""
+    wrk_version = subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
+    lines = [
+        "Receco load benchmark",
+        f"  date      {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"  machine   {os.cpu_count()} cores, {cpu}, {memory} GiB, {platform.system()} {platform.release()}",
+        f"  software  Python {platform.python_version()}, PostgreSQL {server}, gunicorn {_gunicorn_version()}",
+        f"  commit    {commit}",
+        f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads}, no access log,"
+        " the same for the project and the reference",
+        f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (wrk not installed)'}, "
+        f"{args.connections} connections, on loopback",
+        f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
+        " reference and each variant taking turns; the median round is shown",
+        f"  load avg  {_load_average()} before the run (other processes on the machine disturb the figures)",
+    ]
+    return "\n".join(lines)
+
+
+def _load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def _print_row(label: str, result: Result | None, reference: Result | None, note: str = "") -> None:
+    if result is None:
+        print(f"  {label:<38} {'not available':>10}  {note}", flush=True)
+        return
+    ratio = f"{result.rps / reference.rps:5.2f}" if reference and reference.rps else "    -"
+    errors = f"  {result.errors} errors" if result.errors else ""
+    print(
+        f"  {label:<38} {result.rps:10.0f} {result.p50_us / 1000:8.2f} {result.p99_us / 1000:8.2f}   {ratio}{errors}",
+        flush=True,
+    )
+
+
+def _print_goals(args, results: dict[int, dict]) -> None:
+    print("\nGoals", flush=True)
+    checks = []
+    for count, table in results.items():
+        for scenario, rows in table.items():
+            reference, anonymous = rows.get("reference"), rows.get("anonymous")
+            if reference and anonymous:
+                ratio = anonymous.rps / reference.rps
+                checks.append((ratio >= 0.5, f"{count:>9,} {scenario}: {ratio:.2f} of the reference (>= 0.5)"))
+            for name in ("test key", "live key"):
+                keyed = rows.get(name)
+                if keyed and anonymous:
+                    cost = 1 - keyed.rps / anonymous.rps
+                    checks.append((cost <= 0.10, f"{count:>9,} {scenario}, {name}: costs {cost:.0%} (<= 10%)"))
+            for name, result in rows.items():
+                if result and name != "reference":
+                    checks.append(
+                        (
+                            result.p99_us < 50_000 and not result.errors,
+                            f"{count:>9,} {scenario}, {name}: p99 {result.p99_us / 1000:.1f} ms (< 50 ms), "
+                            f"{result.errors} errors",
+                        )
+                    )
+    counts = sorted(results)
+    if len(counts) > 1:
+        small, large = counts[0], counts[-1]
+        for scenario in results[small]:
+            if not scenario.startswith("getReceipt"):
+                continue
+            a, b = results[small][scenario].get("anonymous"), results[large][scenario].get("anonymous")
+            if a and b:
+                growth = b.p50_us / a.p50_us - 1
+                checks.append(
+                    (
+                        growth <= 0.25,
+                        f"{scenario}: p50 {a.p50_us / 1000:.2f} ms at {small:,}, {b.p50_us / 1000:.2f} ms at {large:,}"
+                        f" ({growth:+.0%}, flat within 25%)",
+                    )
+                )
+    for ok, text in checks:
+        print(f"  {'met   ' if ok else 'MISSED'} {text}", flush=True)
+
+
+def _jsonable(results: dict[int, dict]) -> dict:
+    return {
+        str(count): {
+            scenario: {name: (vars(result) | {"rps": result.rps}) if result else None for name, result in rows.items()}
+            for scenario, rows in table.items()
+        }
+        for count, table in results.items()
+    }
+
+
+# -- one database ------------------------------------------------------------------------
+
+
+def _bench_database(args, count: int, loadgen: str) -> dict:
+    name = f"receco_bench_{_label(count)}"
+    url = _database_url(args.database_url, name)
+    print(f"\n{count:,} receipts (database {name})", flush=True)
+    _prepare_database(args, url, count)
+    workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
+    scenarios = _scenarios(url, workdir)
+    project_url = f"http://127.0.0.1:{args.port}"
+    urls = {"project": project_url, "reference": f"http://127.0.0.1:{args.port + 1}"}
+    env = _project_env(args, url, project_url)
+    servers = [
+        _serve(args, "receco.wsgi:application", args.port, env, workdir / "project.log"),
+        _serve(args, "bench.reference:application", args.port + 1, env, workdir / "reference.log"),
+    ]
+    table: dict[str, dict[str, Result | None]] = {}
+    try:
+        for server in servers:
+            _wait_until_up(server)
+        variants = _variants(args, url, env)
+        print(f"  {'scenario':<38} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8}   ratio to reference", flush=True)
+        for scenario in scenarios:
+            if args.only and not any(word in scenario.name for word in args.only):
+                continue
+            table[scenario.name] = rows = _measure_scenario(args, loadgen, scenario, variants, urls)
+            print(f"  {scenario.name}", flush=True)
+            _print_row("  bare reference (WSGI + psycopg)", rows["reference"], None)
+            for variant in variants:
+                _print_row(f"  {variant.name}", rows[variant.name], rows["reference"], variant.unavailable or "")
+    finally:
+        for server in servers:
+            _stop(server)
+    _delete_created(url)
+    return table
+
+
+def _label(count: int) -> str:
+    for size, suffix in ((1_000_000, "m"), (1_000, "k")):
+        if count >= size and count % size == 0:
+            return f"{count // size}{suffix}"
+    return str(count)
+
+
+def _database_url(base: str, name: str) -> str:
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit(f"the benchmark needs PostgreSQL, not {base!r}")
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
+
+
+def _prepare_database(args, url: str, count: int) -> None:
+    name = urlsplit(url).path.lstrip("/")
+    with psycopg.connect(_database_url(args.database_url, "postgres"), autocommit=True) as connection:
+        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            connection.execute(f'CREATE DATABASE "{name}"')
+    env = _project_env(args, url, "http://127.0.0.1:8000")
+    _manage(env, "migrate", "--no-input", "-v", "0")
+    with psycopg.connect(url, autocommit=True) as connection:
+        for string_id, display in ((SEED_MERCHANT, "Bench Shop"), (POS_MERCHANT, "Bench POS")):
+            if not connection.execute("SELECT 1 FROM merchants_merchant WHERE string_id = %s", (string_id,)).fetchone():
+                _manage(env, "createmerchant", string_id, "--name", display)
+        seeded = _seeded(connection)
+        if seeded > count:
+            print(f"  it holds {seeded:,} seeded receipts: removing them to seed {count:,}", flush=True)
+            _delete_receipts_of(connection, SEED_MERCHANT)
+            seeded = 0
+        if seeded < count:
+            print(f"  seeding {count - seeded:,} receipts", flush=True)
+            started = time.monotonic()
+            _manage(env, "seedreceipts", SEED_MERCHANT, str(count - seeded), "--batch-size", "10000")
+            print(f"  seeded in {time.monotonic() - started:.1f} s", flush=True)
+        else:
+            print(f"  reusing its {seeded:,} seeded receipts", flush=True)
+    _delete_created(url)
+
+
+def _seeded(connection) -> int:
+    return connection.execute(
+        "SELECT count(*) FROM receipts_receipt r JOIN merchants_merchant m ON m.id = r.merchant_id"
+        " WHERE m.string_id = %s",
+        (SEED_MERCHANT,),
+    ).fetchone()[0]
+
+
+def _delete_created(url: str) -> None:
+    """Remove the receipts earlier runs created, so the table holds the seeded ones only."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        if _delete_receipts_of(connection, POS_MERCHANT):
+            connection.execute("VACUUM ANALYZE receipts_receipt")
+
+
+def _delete_receipts_of(connection, string_id: str) -> int:
+    return connection.execute(
+        "DELETE FROM receipts_receipt WHERE merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
+        (string_id,),
+    ).rowcount
+
+
+def _scenarios(url: str, workdir: Path) -> list[Scenario]:
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "SELECT short_code, token FROM receipts_receipt ORDER BY random() LIMIT %s", (SAMPLE_SIZE,)
+        ).fetchall()
+    codes, tokens = workdir / "short_codes.txt", workdir / "tokens.txt"
+    codes.write_text("".join(f"{code}\n" for code, _ in rows))
+    tokens.write_text("".join(f"{token}\n" for _, token in rows))
+    return [
+        Scenario("getReceipt by short code", "get", codes),
+        Scenario("getReceipt by token", "get", tokens),
+        Scenario("createReceiptFromPOS, fresh tokens", "create"),
+    ]
+
+
+# -- keys --------------------------------------------------------------------------------
+
+
+def _variants(args, url: str, env: dict) -> list[Variant]:
+    """Anonymous calls, and calls with a test and a live key once the project has keys."""
+    variants = [Variant("anonymous")]
+    has_keys = (ROOT / "merchants" / "management" / "commands" / "createapikey.py").exists()
+    for kind in ("test", "live"):
+        name = f"{kind} key"
+        if not has_keys:
+            variants.append(Variant(name, unavailable="(no createapikey command: API keys are not on this commit)"))
+            continue
+        # One key per merchant: the seeded one reads its receipts, the POS one creates.
+        keys = {merchant: _create_key(env, merchant, kind) for merchant in (SEED_MERCHANT, POS_MERCHANT)}
+        variants.append(Variant(name, auth=keys))
+    return [variant for variant in variants if variant.name in args.variants]
+
+
+def _create_key(env: dict, merchant: str, kind: str) -> str:
+    output = _manage(env, "createapikey", merchant, "--type", kind)
+    return output.strip().splitlines()[-1].strip()
+
+
+def _authorization(variant: Variant | None, scenario: Scenario) -> str:
+    if variant is None or variant.auth is None:
+        return ""
+    key = variant.auth[SEED_MERCHANT if scenario.mode == "get" else POS_MERCHANT]
+    return f"Bearer {key}"
+
+
+# -- servers -----------------------------------------------------------------------------
+
+
+def _project_env(args, url: str, web_url: str) -> dict:
+    env = dict(os.environ)
+    env.update(LIMIT_ENV)
+    env.update(
+        {
+            "DATABASE_URL": url,
+            "BENCH_DATABASE_URL": url,
+            "REDIS_URL": args.redis_url,
+            "RECECO_CACHE_PREFIX": "receco-bench",
+            "DJANGO_SECRET_KEY": env.get("DJANGO_SECRET_KEY") or "bench-only-" + secrets.token_hex(16),
+            "DJANGO_DEBUG": "false",
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "RECECO_WEB_URL": web_url,
+            "PYTHONPATH": str(ROOT),
+        }
+    )
+    return env
+
+
+def _manage(env: dict, *command: str) -> str:
+    done = subprocess.run(
+        [PYTHON, str(ROOT / "manage.py"), *command], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        sys.exit(f"manage.py {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def _gunicorn_version() -> str:
+    done = subprocess.run([PYTHON, "-m", "gunicorn", "--version"], capture_output=True, text=True)
+    return (done.stdout or done.stderr).split()[-1].strip("()") if done.returncode == 0 else "?"
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen
+    url: str
+    log: Path
+
+
+def _serve(args, app: str, port: int, env: dict, log: Path) -> Server:
+    command = [
+        PYTHON, "-m", "gunicorn", app,
+        "--bind", f"127.0.0.1:{port}",
+        "--workers", str(args.workers),
+        "--worker-class", args.worker_class,
+        "--threads", str(args.threads),
+        "--keep-alive", "5",
+        "--timeout", "30",
+        "--error-logfile", str(log),
+        "--log-level", "warning",
+    ]  # fmt: skip
+    env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}")
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return Server(process, f"http://127.0.0.1:{port}", log)
+
+
+def _wait_until_up(server: Server, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            sys.exit(f"gunicorn for {server.url} exited:\n{server.log.read_text() if server.log.exists() else ''}")
+        try:
+            urllib.request.urlopen(server.url + "/api/trpc/getReceipt", timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # any HTTP answer means the workers are serving
+        except OSError:
+            time.sleep(0.2)
+    sys.exit(f"gunicorn for {server.url} did not answer within {timeout:g} s")
+
+
+def _stop(server: Server) -> None:
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+
+
+# -- load --------------------------------------------------------------------------------
+
+
+def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Variant], urls: dict):
+    """Measure the reference and each variant in turns, ``--rounds`` times; keep the median round.
+
+    Taking turns spreads any disturbance from other processes on the machine over all of
+    them, rather than over whichever happened to run at the time.
+    """
+    targets = [("reference", urls["reference"], None)]
+    targets += [(variant.name, urls["project"], variant) for variant in variants if not variant.unavailable]
+    rounds: dict[str, list[Result]] = {name: [] for name, _, _ in targets}
+    for index in range(args.rounds):
+        for name, url, variant in targets:
+            auth = _authorization(variant, scenario)
+            if index == 0:
+                _check_answer(url, scenario, auth)
+                if args.warmup > 0:
+                    _load(args, loadgen, url, scenario, auth, args.warmup)
+            rounds[name].append(_load(args, loadgen, url, scenario, auth, args.duration))
+    rows: dict[str, Result | None] = {variant.name: None for variant in variants}
+    for name, results in rounds.items():
+        rows[name] = sorted(results, key=lambda result: result.rps)[len(results) // 2]
+        rows[name].extra["rounds_rps"] = [round(result.rps) for result in results]
+    return rows
+
+
+def _check_answer(url: str, scenario: Scenario, auth: str) -> None:
+    """One request before the load: the server must answer 200 with the contract's shape."""
+    headers = {"Authorization": auth} if auth else {}
+    if scenario.mode == "get":
+        reference = scenario.refs.read_text().split("\n", 1)[0]
+        request = urllib.request.Request(
+            f"{url}/api/trpc/getReceipt?input={quote(json.dumps({'token': reference}))}", headers=headers
+        )
+    else:
+        body = json.dumps(CREATE_BODY).replace("TOKEN", f"bcheck{secrets.token_hex(8)}").encode()
+        headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(f"{url}/api/trpc/createReceiptFromPOS", data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, data = response.status, json.loads(response.read())["result"]["data"]
+    except urllib.error.HTTPError as exc:
+        sys.exit(f"{scenario.name} on {url}: {exc.code} {exc.read()[:500]!r}")
+    expected = RECEIPT_FIELDS if scenario.mode == "get" else {"id", "token", "short_code", "receipt_url"}
+    if status != 200 or set(data) != expected:
+        sys.exit(f"{scenario.name} on {url}: unexpected answer {status} {sorted(data)}")
+
+
+def _load(args, loadgen: str, url: str, scenario: Scenario, auth: str, seconds: float) -> Result:
+    run = secrets.token_hex(4)
+    body = json.dumps(CREATE_BODY, separators=(",", ":"))
+    if loadgen == "wrk":
+        command = [
+            "wrk", "--threads", str(min(2, args.connections)), "--connections", str(args.connections),
+            "--duration", f"{max(1, round(seconds))}s", "--timeout", "5s",
+            "--script", str(ROOT / "bench" / "wrk.lua"), url,
+        ]  # fmt: skip
+        env = dict(
+            os.environ,
+            BENCH_MODE=scenario.mode,
+            BENCH_REFS=str(scenario.refs or ""),
+            BENCH_AUTH=auth,
+            BENCH_RUN=run,
+            BENCH_BODY=body,
+        )
+    else:
+        command = [
+            PYTHON, str(ROOT / "bench" / "loadgen.py"), url, "--connections", str(args.connections),
+            "--duration", str(seconds), "--mode", scenario.mode, "--auth", auth, "--run", run, "--body", body,
+        ]  # fmt: skip
+        if scenario.refs:
+            command += ["--refs", str(scenario.refs)]
+        env = dict(os.environ)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
+    line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
+    if done.returncode or line is None:
+        sys.exit(f"the load generator failed:\n{done.stdout}{done.stderr}")
+    data = json.loads(line.removeprefix("BENCH_RESULT "))
+    errors = sum(data[key] for key in ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
+    return Result(data["requests"], data["duration_us"], data["p50_us"], data["p99_us"], errors, data)
+
+
+def _git(*command: str) -> str:
+    done = subprocess.run(["git", *command], cwd=ROOT, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+-- wrk script for bench/run.py: one scenario per run, chosen by environment variables.
+--   BENCH_MODE   "get" (getReceipt with a random reference from BENCH_REFS, one per line)
+--                or "create" (createReceiptFromPOS with a fresh token per request)
+--   BENCH_AUTH   the Authorization header value, or empty for anonymous calls
+--   BENCH_RUN    a prefix unique to this run, so created tokens never repeat across runs
+--   BENCH_BODY   (create) the JSON body, with TOKEN where the fresh token goes
+-- done() prints one line "BENCH_RESULT {json}" that bench/run.py reads.
+
+local mode = os.getenv("BENCH_MODE") or "get"
+local auth = os.getenv("BENCH_AUTH") or ""
+local run = os.getenv("BENCH_RUN") or "x"
+local body_template = os.getenv("BENCH_BODY") or ""
+
+local thread_count = 0
+local threads = {}
+
+function setup(thread)
+  thread_count = thread_count + 1
+  thread:set("tid", thread_count)
+  table.insert(threads, thread)
+end
+
+local function urlencode(text)
+  return (text:gsub("[^A-Za-z0-9_.~-]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+
+local paths = {}
+local headers = {}
+local counter = 0
+local body_head, body_tail
+
+function init(args)
+  math.randomseed(os.time() * 1000 + tid)
+  if auth ~= "" then headers["Authorization"] = auth end
+  if mode == "get" then
+    for line in io.lines(os.getenv("BENCH_REFS")) do
+      if line ~= "" then
+        table.insert(paths, "/api/trpc/getReceipt?input=" .. urlencode('{"token":"' .. line .. '"}'))
+      end
+    end
+  else
+    headers["Content-Type"] = "application/json"
+    local at = body_template:find("TOKEN", 1, true)
+    body_head = body_template:sub(1, at - 1)
+    body_tail = body_template:sub(at + 5)
+  end
+end
+
+function request()
+  if mode == "get" then
+    return wrk.format("GET", paths[math.random(#paths)], headers)
+  end
+  counter = counter + 1
+  local token = "b" .. run .. "t" .. tid .. "n" .. counter
+  return wrk.format("POST", "/api/trpc/createReceiptFromPOS", headers, body_head .. token .. body_tail)
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {"requests": %d, "duration_us": %d, "p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, '
+      .. '"connect_errors": %d, "read_errors": %d, "write_errors": %d, "status_errors": %d, "timeouts": %d}\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99),
+    latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+end
