@@ -68,10 +68,9 @@ RECEIPT_FIELDS = {
 # Settings for the project's processes. The limits are raised far above what two cores
 # can serve, so every request still goes through the limiter and none is refused.
 LIMIT_ENV = {
-    "RECECO_LIVE_LIMIT_PER_MINUTE": "100000000",
-    "RECECO_LIVE_LIMIT_PER_SECOND": "10000000",
-    "RECECO_ANONYMOUS_LIMIT_PER_MINUTE": "100000000",
-    "RECECO_ANONYMOUS_NOT_FOUND_LIMIT_PER_MINUTE": "100000000",
+    "RECECO_RATELIMIT_LIVE_KEY": "60000000/m,1000000/s",
+    "RECECO_RATELIMIT_ANONYMOUS": "60000000/m",
+    "RECECO_RATELIMIT_FAILED_LOOKUPS": "60000000/m",
 }
 
 
