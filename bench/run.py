@@ -35,7 +35,7 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-SEED_MERCHANT = "bench-shop"  # holds the seeded receipts that getReceipt reads
+SEED_MERCHANT = "bench-shop"  # a test merchant: holds the seeded (test) receipts that getReceipt reads
 POS_MERCHANT = "bench-pos"  # receives the receipts created under load (deleted before each run)
 SAMPLE_SIZE = 20_000  # references drawn from the table for the getReceipt scenarios
 
@@ -325,6 +325,16 @@ def _prepare_database(args, url: str, count: int) -> None:
         for string_id, display in ((SEED_MERCHANT, "Bench Shop"), (POS_MERCHANT, "Bench POS")):
             if not connection.execute("SELECT 1 FROM merchants_merchant WHERE string_id = %s", (string_id,)).fetchone():
                 _manage(env, "createmerchant", string_id, "--name", display)
+        # The seeded receipts are test receipts, which test keys may read as well as live ones.
+        if connection.execute(
+            "UPDATE merchants_merchant SET is_test = true WHERE string_id = %s AND NOT is_test", (SEED_MERCHANT,)
+        ).rowcount:
+            connection.execute(
+                "UPDATE receipts_receipt SET livemode = false WHERE livemode"
+                " AND merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
+                (SEED_MERCHANT,),
+            )
+            connection.execute("VACUUM ANALYZE receipts_receipt")
         seeded = _seeded(connection)
         if seeded > count:
             print(f"  it holds {seeded:,} seeded receipts: removing them to seed {count:,}", flush=True)
