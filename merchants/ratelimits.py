@@ -15,7 +15,10 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import caches
 from django.http import HttpRequest
+from django_ratelimit import ALL
+from django_ratelimit import core as ratelimit_core
 from django_ratelimit.core import get_usage
 
 from merchants import sharedcache
@@ -116,6 +119,39 @@ def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict |
     return sharedcache.guarded("rate limiting", count, None)
 
 
+def _usages(counters: list[tuple[str, str, Policy, bool]]) -> list[dict] | None:
+    """django-ratelimit's get_usage for each ``(group, identity, policy, increment)``,
+    in one round trip when the cache is Redis; None when the cache is down."""
+    client = sharedcache.redis_client()
+    if client is None:
+        results = [_usage(*counter) for counter in counters]
+        return None if None in results else results
+    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters), None)
+
+
+def _redis_usages(client, counters: list[tuple[str, str, Policy, bool]]) -> list[dict]:
+    """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
+    created at 0 if missing, then incremented or read), sent in one pipeline."""
+    cache = caches["default"]
+    pipeline = client.pipeline(transaction=False)
+    windows = []
+    for group, identity, policy, increment in counters:
+        window = ratelimit_core._get_window(identity, policy.window)
+        name = cache.make_key(ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL))
+        pipeline.set(name, 0, ex=policy.window + ratelimit_core.EXPIRATION_FUDGE, nx=True)
+        if increment:
+            pipeline.incr(name)
+        else:
+            pipeline.get(name)
+        windows.append(window)
+    counts = [int(reply) for reply in pipeline.execute()[1::2]]
+    now = int(ratelimit_core.time.time())
+    return [
+        {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}
+        for (_, _, policy, _), count, window in zip(counters, counts, windows, strict=True)
+    ]
+
+
 def charge(caller) -> RateState | None:
     """Count one call of ``caller`` (a merchants.access.Caller) against its limits.
 
@@ -132,10 +168,11 @@ def charge(caller) -> RateState | None:
         group, identity, setting = "receco.ip", caller.ip, "RECECO_RATELIMIT_ANONYMOUS"
         who = "from one address without an API key"
     quotas, exceeded = [], None
-    for policy in policies(setting):
-        usage = _usage(group, identity, policy, increment=True)
-        if usage is None:
-            return None
+    counted = policies(setting)
+    usages = _usages([(group, identity, policy, True) for policy in counted])
+    if usages is None:
+        return None
+    for policy, usage in zip(counted, usages, strict=True):
         reset = max(1, usage["time_left"])
         quotas.append(Quota(policy, max(0, usage["limit"] - usage["count"]), reset))
         if usage["should_limit"] and exceeded is None:
@@ -155,7 +192,8 @@ def _lookup_identity(caller) -> str:
 def check_lookup_budget(caller) -> None:
     """Raise RateLimited if ``caller`` has used up its failed look-ups for now."""
     policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
-    usage = _usage("receco.failed-lookups", _lookup_identity(caller), policy, increment=False)
+    usages = _usages([("receco.failed-lookups", _lookup_identity(caller), policy, False)])
+    usage = usages[0] if usages else None
     if usage is not None and usage["count"] >= usage["limit"]:
         raise RateLimited(
             f"Too many failed look-ups: at most {policy.describe()}; try again later", max(1, usage["time_left"])

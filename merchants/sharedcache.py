@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -47,3 +50,20 @@ def reset() -> None:
     """Forget a previous failure (tests, and after the cache was reconfigured)."""
     global _paused_until
     _paused_until = 0.0
+
+
+def redis_client():
+    """Return the Redis client of the default cache, or None when that is not Redis.
+
+    For the counters of every request, which send their commands in one pipeline rather
+    than through the cache API. Django's cache makes a new client object for each
+    command, which costs more than the command itself; this one is made once per cache
+    object (one per thread) and shares its connection pool.
+    """
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        return None
+    client = backend.__dict__.get("_receco_redis_client")
+    if client is None:
+        client = backend.__dict__["_receco_redis_client"] = backend._cache.get_client(write=True)
+    return client

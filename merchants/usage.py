@@ -45,7 +45,17 @@ def note_key_used(api_key: ApiKey, now: datetime | None = None) -> None:
 def count_call(api_key: ApiKey, now: datetime | None = None) -> None:
     """Add one call to the key's counter for today (in the cache; lost if it is down)."""
     name = _counter(api_key.pk, _today(now or timezone.now()))
-    sharedcache.guarded("usage counting", lambda: _increment(name), None)
+    client = sharedcache.redis_client()
+    if client is None:
+        sharedcache.guarded("usage counting", lambda: _increment(name), None)
+    else:
+        sharedcache.guarded("usage counting", lambda: _redis_increment(client, name), None)
+
+
+def _redis_increment(client, name: str) -> None:
+    """_increment in one round trip: create the counter at 0 if missing, then add one."""
+    key = cache.make_key(name)
+    client.pipeline(transaction=False).set(key, 0, ex=COUNTER_DAYS * 86400, nx=True).incr(key).execute()
 
 
 def _increment(name: str) -> None:
