@@ -1,0 +1,54 @@
+"""A single-row query compiled once, for the lookups every request makes.
+
+Building a query with the ORM costs more than running it: turning a QuerySet into SQL
+(every column of the model and of the related models it selects, quoted and aliased)
+takes longer than PostgreSQL takes to answer an indexed look-up. ``CompiledGet``
+compiles a query shape once per process, then per call only runs the SQL with the new
+value and builds the objects exactly as the ORM would (converters, ``select_related``).
+"""
+
+from django.core.exceptions import MultipleObjectsReturned
+from django.db import connections
+from django.db.models.query import get_related_populators
+
+_PLACEHOLDER = "\x00compiled-get-placeholder\x00"
+
+
+class CompiledGet:
+    """``queryset.get(<field>=value)`` with the SQL of ``queryset`` compiled once.
+
+    ``queryset`` may select related objects but must carry no filter of its own.
+    """
+
+    def __init__(self, queryset, field: str):
+        template = queryset.filter(**{field: _PLACEHOLDER}).order_by()
+        template.query.set_limits(high=2)  # as get(): two rows are enough to see a duplicate
+        self.model = queryset.model
+        self.db = template.db
+        self.compiler = template.query.get_compiler(using=self.db)
+        self.sql, params = self.compiler.as_sql()
+        if list(params) != [_PLACEHOLDER]:
+            raise ValueError(f"{field} does not compile to one parameter: {params!r}")
+        klass_info, select = self.compiler.klass_info, self.compiler.select
+        fields = klass_info["select_fields"]
+        self.columns = slice(fields[0], fields[-1] + 1)
+        self.init_list = [column[0].target.attname for column in select[self.columns]]
+        self.related = get_related_populators(klass_info, select, self.db)
+
+    def get(self, value):
+        """Return the one object whose field equals ``value``.
+
+        Raises the model's DoesNotExist, or MultipleObjectsReturned.
+        """
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(self.sql, [value])
+            rows = cursor.fetchall()
+        if not rows:
+            raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
+        if len(rows) > 1:
+            raise MultipleObjectsReturned(f"get() returned more than one {self.model._meta.object_name}")
+        row = next(iter(self.compiler.results_iter(results=[rows])))
+        obj = self.model.from_db(self.db, self.init_list, row[self.columns])
+        for populator in self.related:
+            populator.populate(row, obj)
+        return obj
