@@ -119,7 +119,7 @@ def _run(request: HttpRequest, caller: Caller | ReceiptError | ProcedureError, n
         if isinstance(caller, ReceiptError | ProcedureError):
             raise caller
         try:
-            limits = admit(caller)
+            caller, limits = admit(caller)
         except RateLimitExceeded as exc:
             limits = exc.state
             raise

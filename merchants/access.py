@@ -11,7 +11,7 @@ counted by client address. The rules:
 - Contact data is shown in full only to the owning merchant's key.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from merchants import ratelimits, usage
 from merchants.keys import authenticate
@@ -30,6 +30,8 @@ TEST_KEY_ON_LIVE_RECEIPT = "A test key cannot access live receipts: use a live k
 class Caller:
     ip: str
     key: ApiKey | None = None
+    # This window's failed look-ups, read when the call was admitted (None: not read).
+    failed_lookups: dict | None = None
 
     @property
     def livemode(self) -> bool:
@@ -55,12 +57,15 @@ def identify(authorization: str | None, ip: str) -> Caller:
     return Caller(ip, key)
 
 
-def admit(caller: Caller) -> ratelimits.RateState | None:
-    """Count one procedure call: rate limits (raises RateLimited) and key usage."""
-    state = ratelimits.charge(caller)
-    if caller.key is not None:
-        usage.count_call(caller.key)
-    return state
+def admit(caller: Caller) -> tuple[Caller, ratelimits.RateState | None]:
+    """Count one procedure call: rate limits (raises RateLimited) and key usage, in one
+    round trip to the shared cache that also reads the caller's failed look-ups.
+
+    Returns the caller with those look-ups, and where a live key stands.
+    """
+    extra = [usage.call_counter(caller.key)] if caller.key is not None else []
+    state, failed_lookups = ratelimits.charge_call(caller, extra)
+    return replace(caller, failed_lookups=failed_lookups), state
 
 
 def authorize_merchant_id(caller: Caller, string_id: str) -> None:

@@ -12,6 +12,7 @@ across every process and machine. If the cache is down the limits fail open.
 
 import ipaddress
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -119,17 +120,20 @@ def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict |
     return sharedcache.guarded("rate limiting", count, None)
 
 
-def _usages(counters: list[tuple[str, str, Policy, bool]]) -> list[dict] | None:
-    """django-ratelimit's get_usage for each ``(group, identity, policy, increment)``,
-    in one round trip when the cache is Redis; None when the cache is down."""
+def _usages(counters: list[tuple[str, str, Policy, bool]], extra: Sequence[tuple[str, int]] = ()) -> list[dict] | None:
+    """django-ratelimit's get_usage for each ``(group, identity, policy, increment)``, and
+    one added to each plain ``(name, timeout)`` counter of ``extra``: in one round trip
+    when the cache is Redis. None when the cache is down."""
     client = sharedcache.redis_client()
     if client is None:
         results = [_usage(*counter) for counter in counters]
+        for name, timeout in extra:
+            sharedcache.guarded("usage counting", lambda n=name, t=timeout: sharedcache.increment(n, t), None)
         return None if None in results else results
-    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters), None)
+    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters, extra), None)
 
 
-def _redis_usages(client, counters: list[tuple[str, str, Policy, bool]]) -> list[dict]:
+def _redis_usages(client, counters, extra) -> list[dict]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
     created at 0 if missing, then incremented or read), sent in one pipeline."""
     cache = caches["default"]
@@ -144,7 +148,11 @@ def _redis_usages(client, counters: list[tuple[str, str, Policy, bool]]) -> list
         else:
             pipeline.get(name)
         windows.append(window)
-    counts = [int(reply) for reply in pipeline.execute()[1::2]]
+    for name, timeout in extra:
+        key = cache.make_key(name)
+        pipeline.set(key, 0, ex=timeout, nx=True)
+        pipeline.incr(key)
+    counts = [int(reply) for reply in pipeline.execute()[1 : 2 * len(counters) : 2]]
     now = int(ratelimit_core.time.time())
     return [
         {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}
@@ -158,31 +166,42 @@ def charge(caller) -> RateState | None:
     Returns where a live key stands (None for test keys and callers without a key, or
     when the cache is down). Raises RateLimitExceeded when a limit is exceeded.
     """
+    return charge_call(caller)[0]
+
+
+def charge_call(caller, extra: Sequence[tuple[str, int]] = ()) -> tuple[RateState | None, dict | None]:
+    """``charge`` for a procedure call, in one round trip to the cache: also adds one to
+    each ``(name, timeout)`` counter of ``extra`` and reads the caller's failed look-ups.
+
+    Returns the RateState and the failed look-ups' usage (for ``check_lookup_budget``;
+    None when the cache is down). Raises RateLimitExceeded when a limit is exceeded.
+    """
     key = caller.key
-    if key is not None and not key.is_live:
-        return None
     if key is not None:
         group, identity, setting = "receco.key", key.lookup_id, "RECECO_RATELIMIT_LIVE_KEY"
         who = "for this API key"
     else:
         group, identity, setting = "receco.ip", caller.ip, "RECECO_RATELIMIT_ANONYMOUS"
         who = "from one address without an API key"
-    quotas, exceeded = [], None
-    counted = policies(setting)
-    usages = _usages([(group, identity, policy, True) for policy in counted])
+    counted = policies(setting) if key is None or key.is_live else []  # test keys are not limited
+    lookups = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
+    counters = [(group, identity, policy, True) for policy in counted]
+    counters.append(("receco.failed-lookups", _lookup_identity(caller), lookups, False))
+    usages = _usages(counters, extra)
     if usages is None:
-        return None
-    for policy, usage in zip(counted, usages, strict=True):
+        return None, None
+    quotas, exceeded = [], None
+    for policy, usage in zip(counted, usages, strict=False):
         reset = max(1, usage["time_left"])
         quotas.append(Quota(policy, max(0, usage["limit"] - usage["count"]), reset))
         if usage["should_limit"] and exceeded is None:
             exceeded = (policy, reset)
-    # Only keyed responses advertise their limits: an address's limit is a guard, not a quota.
-    state = RateState(tuple(quotas)) if key is not None else None
+    # Only live keys' responses advertise their limits: an address's limit is a guard, not a quota.
+    state = RateState(tuple(quotas)) if key is not None and key.is_live else None
     if exceeded is not None:
         policy, reset = exceeded
         raise RateLimitExceeded(f"Rate limit exceeded: at most {policy.describe()} {who}", reset, state)
-    return state
+    return state, usages[-1]
 
 
 def _lookup_identity(caller) -> str:
@@ -190,10 +209,13 @@ def _lookup_identity(caller) -> str:
 
 
 def check_lookup_budget(caller) -> None:
-    """Raise RateLimited if ``caller`` has used up its failed look-ups for now."""
+    """Raise RateLimited if ``caller`` has used up its failed look-ups for now (as read
+    when the call was charged, if it was)."""
     policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
-    usages = _usages([("receco.failed-lookups", _lookup_identity(caller), policy, False)])
-    usage = usages[0] if usages else None
+    usage = caller.failed_lookups
+    if usage is None:
+        usages = _usages([("receco.failed-lookups", _lookup_identity(caller), policy, False)])
+        usage = usages[0] if usages else None
     if usage is not None and usage["count"] >= usage["limit"]:
         raise RateLimited(
             f"Too many failed look-ups: at most {policy.describe()}; try again later", max(1, usage["time_left"])

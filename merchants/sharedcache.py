@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.core.cache import caches
+from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
 logger = logging.getLogger(__name__)
@@ -67,3 +67,13 @@ def redis_client():
     if client is None:
         client = backend.__dict__["_receco_redis_client"] = backend._cache.get_client(write=True)
     return client
+
+
+def increment(name: str, timeout: int) -> None:
+    """Add one to the counter ``name`` in the cache, creating it with ``timeout`` seconds
+    to live. Raises if the cache is unreachable."""
+    try:
+        cache.incr(name)
+    except ValueError:  # no such counter yet
+        if not cache.add(name, 1, timeout=timeout):
+            cache.incr(name)  # another process created it first

@@ -44,26 +44,14 @@ def note_key_used(api_key: ApiKey, now: datetime | None = None) -> None:
 
 def count_call(api_key: ApiKey, now: datetime | None = None) -> None:
     """Add one call to the key's counter for today (in the cache; lost if it is down)."""
-    name = _counter(api_key.pk, _today(now or timezone.now()))
-    client = sharedcache.redis_client()
-    if client is None:
-        sharedcache.guarded("usage counting", lambda: _increment(name), None)
-    else:
-        sharedcache.guarded("usage counting", lambda: _redis_increment(client, name), None)
+    name, timeout = call_counter(api_key, now)
+    sharedcache.guarded("usage counting", lambda: sharedcache.increment(name, timeout), None)
 
 
-def _redis_increment(client, name: str) -> None:
-    """_increment in one round trip: create the counter at 0 if missing, then add one."""
-    key = cache.make_key(name)
-    client.pipeline(transaction=False).set(key, 0, ex=COUNTER_DAYS * 86400, nx=True).incr(key).execute()
-
-
-def _increment(name: str) -> None:
-    try:
-        cache.incr(name)
-    except ValueError:  # no counter yet today
-        if not cache.add(name, 1, timeout=COUNTER_DAYS * 86400):
-            cache.incr(name)  # another process created it first
+def call_counter(api_key: ApiKey, now: datetime | None = None) -> tuple[str, int]:
+    """The cache counter a call with ``api_key`` adds one to, and its time to live, for
+    callers that count it together with other counters (merchants.access.admit)."""
+    return _counter(api_key.pk, _today(now or timezone.now())), COUNTER_DAYS * 86400
 
 
 def _counter_names(key_ids, days) -> dict[str, tuple[int, date]]:
