@@ -29,6 +29,7 @@ from django.utils.crypto import salted_hmac
 
 from merchants.models import ApiKey, Merchant
 from receco.errors import Forbidden, Unauthorized
+from receco.queries import get_by
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 LOOKUP_LENGTH = 12
@@ -216,7 +217,7 @@ def authenticate(authorization: str | None, now: datetime | None = None) -> ApiK
     if match is None:
         raise Unauthorized(MALFORMED_KEY)
     try:
-        api_key = ApiKey.objects.select_related("merchant").get(lookup_id=match["lookup"])
+        api_key = get_by(ApiKey.objects.select_related("merchant"), "lookup_id", match["lookup"])
     except ApiKey.DoesNotExist:
         raise Unauthorized(INVALID_KEY) from None
     if api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):

@@ -6,6 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
+from receco.queries import get_by
 
 TEST_MERCHANT_PREFIX = "test-"
 
@@ -21,8 +22,11 @@ class MerchantQuerySet(models.QuerySet):
 
         Raises Merchant.DoesNotExist for any other unknown id.
         """
-        if not string_id.startswith(TEST_MERCHANT_PREFIX):
-            return self.get(string_id=string_id)
+        try:
+            return get_by(self, "string_id", string_id)
+        except self.model.DoesNotExist:
+            if not string_id.startswith(TEST_MERCHANT_PREFIX):
+                raise
         merchant, _ = self.get_or_create(
             string_id=string_id,
             defaults={"name": display_name or string_id, "is_test": True},

@@ -1,10 +1,11 @@
-"""A single-row query compiled once, for the lookups every request makes.
+"""Single-row queries compiled once, for the lookups every request makes.
 
 Building a query with the ORM costs more than running it: turning a QuerySet into SQL
 (every column of the model and of the related models it selects, quoted and aliased)
 takes longer than PostgreSQL takes to answer an indexed look-up. ``CompiledGet``
 compiles a query shape once per process, then per call only runs the SQL with the new
 value and builds the objects exactly as the ORM would (converters, ``select_related``).
+``get_by`` keeps one per shape.
 """
 
 from django.core.exceptions import MultipleObjectsReturned
@@ -52,3 +53,22 @@ class CompiledGet:
         for populator in self.related:
             populator.populate(row, obj)
         return obj
+
+
+_COMPILED: dict[tuple, CompiledGet] = {}
+
+
+def get_by(queryset, field: str, value):
+    """Return ``queryset.get(**{field: value})``, its query compiled once per shape (model,
+    database, field and related objects selected). A queryset with filters or a slice of
+    its own takes the ORM's way.
+
+    Raises the model's DoesNotExist, or MultipleObjectsReturned.
+    """
+    if queryset.query.where or queryset.query.is_sliced:
+        return queryset.get(**{field: value})
+    shape = (queryset.model, queryset.db, field, repr(queryset.query.select_related))
+    compiled = _COMPILED.get(shape)
+    if compiled is None:
+        compiled = _COMPILED[shape] = CompiledGet(queryset, field)
+    return compiled.get(value)

@@ -7,7 +7,7 @@ from django.db import models
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
-from receco.queries import CompiledGet
+from receco.queries import get_by
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
@@ -19,17 +19,7 @@ class ReceiptQuerySet(models.QuerySet):
 
         Raises Receipt.DoesNotExist.
         """
-        if self.query.where or self.query.is_sliced:  # a narrowed queryset: the ORM's way
-            return self.get(**{reference.field: reference.value})
-        # getReceipt's query, compiled once per shape (which column, what is joined).
-        shape = (self.db, reference.field, repr(self.query.select_related))
-        compiled = _COMPILED.get(shape)
-        if compiled is None:
-            compiled = _COMPILED[shape] = CompiledGet(self, reference.field)
-        return compiled.get(reference.value)
-
-
-_COMPILED: dict[tuple, CompiledGet] = {}
+        return get_by(self, reference.field, reference.value)
 
 
 class Receipt(models.Model):
