@@ -35,6 +35,7 @@ class CompiledGet:
         self.columns = slice(fields[0], fields[-1] + 1)
         self.init_list = [column[0].target.attname for column in select[self.columns]]
         self.related = get_related_populators(klass_info, select, self.db)
+        self.converters = self.compiler.get_converters([column[0] for column in select[: self.compiler.col_count]])
 
     def get(self, value):
         """Return the one object whose field equals ``value``.
@@ -48,7 +49,9 @@ class CompiledGet:
             raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
         if len(rows) > 1:
             raise MultipleObjectsReturned(f"get() returned more than one {self.model._meta.object_name}")
-        row = next(iter(self.compiler.results_iter(results=[rows])))
+        row = rows[0]
+        if self.converters:  # as results_iter() would, without finding them again
+            row = next(self.compiler.apply_converters([row], self.converters))
         obj = self.model.from_db(self.db, self.init_list, row[self.columns])
         for populator in self.related:
             populator.populate(row, obj)
