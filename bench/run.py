@@ -182,8 +182,8 @@ def _header(args, loadgen: str) -> str:
         f"  machine   {os.cpu_count()} cores, {cpu}, {memory} GiB, {platform.system()} {platform.release()}",
         f"  software  Python {platform.python_version()}, PostgreSQL {server}, gunicorn {_gunicorn_version()}",
         f"  commit    {commit}",
-        f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads}, no access log,"
-        " the same for the project and the reference",
+        f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads} (bench/gunicorn.conf.py: no access"
+        " log), the same for the project and the reference",
         f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (wrk not installed)'}, "
         f"{args.connections} connections, on loopback",
         f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
@@ -464,14 +464,12 @@ class Server:
 def _serve(args, app: str, port: int, env: dict, log: Path) -> Server:
     command = [
         PYTHON, "-m", "gunicorn", app,
+        "--config", str(ROOT / "bench" / "gunicorn.conf.py"),
         "--bind", f"127.0.0.1:{port}",
         "--workers", str(args.workers),
         "--worker-class", args.worker_class,
         "--threads", str(args.threads),
-        "--keep-alive", "5",
-        "--timeout", "30",
         "--error-logfile", str(log),
-        "--log-level", "warning",
     ]  # fmt: skip
     env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}")
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
