@@ -105,6 +105,10 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend with a health check that asks the socket, not the server (no
     # SELECT 1 round trip per request): receco/postgresql/base.py.
     _database["ENGINE"] = "receco.postgresql"
+    # Parameters travel apart from the SQL, so psycopg prepares each statement a
+    # connection runs often (getReceipt's, the key look-up's): PostgreSQL then skips
+    # parsing and planning them, which cost more than running them.
+    _database["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 else:
     raise ImproperlyConfigured("DATABASE_URL must be a sqlite:// or postgres:// URL")
 DATABASES = {"default": _database}
