@@ -10,6 +10,7 @@ django-ratelimit counts in the shared cache (Redis in production), so the limits
 across every process and machine. If the cache is down the limits fail open.
 """
 
+import hashlib
 import ipaddress
 import re
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from django.http import HttpRequest
 from django_ratelimit import ALL
 from django_ratelimit import core as ratelimit_core
 from django_ratelimit.core import get_usage
+from redis.exceptions import NoScriptError
 
 from merchants import sharedcache
 from receco.errors import RateLimited
@@ -133,30 +135,45 @@ def _usages(counters: list[tuple[str, str, Policy, bool]], extra: Sequence[tuple
     return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters, extra), None)
 
 
+# One command for all of a call's counters: fewer bytes to build, send and parse than a
+# pipeline of two commands per counter. For each key: create it at 0 with its time to
+# live if it is missing (django-ratelimit's add), then add one or read it (its incr/get).
+_COUNT_SCRIPT = """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, 0, 'EX', ARGV[2 * i - 1], 'NX')
+  if ARGV[2 * i] == '1' then
+    counts[i] = redis.call('INCR', key)
+  else
+    counts[i] = tonumber(redis.call('GET', key))
+  end
+end
+return counts
+"""
+_COUNT_SCRIPT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode()).hexdigest()  # noqa: S324 (Redis names scripts so)
+
+
 def _redis_usages(client, counters, extra) -> list[dict]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
-    created at 0 if missing, then incremented or read), sent in one pipeline."""
+    created at 0 if missing, then incremented or read), in one script call."""
     cache = caches["default"]
-    pipeline = client.pipeline(transaction=False)
-    windows = []
+    keys, args, windows = [], [], []
     for group, identity, policy, increment in counters:
         window = ratelimit_core._get_window(identity, policy.window)
-        name = cache.make_key(ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL))
-        pipeline.set(name, 0, ex=policy.window + ratelimit_core.EXPIRATION_FUDGE, nx=True)
-        if increment:
-            pipeline.incr(name)
-        else:
-            pipeline.get(name)
+        keys.append(cache.make_key(ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL)))
+        args += [policy.window + ratelimit_core.EXPIRATION_FUDGE, 1 if increment else 0]
         windows.append(window)
     for name, timeout in extra:
-        key = cache.make_key(name)
-        pipeline.set(key, 0, ex=timeout, nx=True)
-        pipeline.incr(key)
-    counts = [int(reply) for reply in pipeline.execute()[1 : 2 * len(counters) : 2]]
+        keys.append(cache.make_key(name))
+        args += [timeout, 1]
+    try:
+        counts = client.evalsha(_COUNT_SCRIPT_SHA, len(keys), *keys, *args)
+    except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
+        counts = client.eval(_COUNT_SCRIPT, len(keys), *keys, *args)
     now = int(ratelimit_core.time.time())
     return [
         {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}
-        for (_, _, policy, _), count, window in zip(counters, counts, windows, strict=True)
+        for (_, _, policy, _), count, window in zip(counters, counts, windows, strict=False)
     ]
 
 
