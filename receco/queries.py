@@ -42,9 +42,18 @@ class CompiledGet:
 
         Raises the model's DoesNotExist, or MultipleObjectsReturned.
         """
-        with connections[self.db].cursor() as cursor:
-            cursor.execute(self.sql, [value])
-            rows = cursor.fetchall()
+        connection = connections[self.db]
+        if connection.vendor != "postgresql" or connection.queries_logged or connection.execute_wrappers:
+            with connection.cursor() as cursor:  # debug logging, assertNumQueries and the like see it
+                cursor.execute(self.sql, [value])
+                rows = cursor.fetchall()
+        else:
+            # What connection.cursor() does, without the wrapper around each call.
+            connection.close_if_health_check_failed()
+            connection.ensure_connection()
+            with connection.wrap_database_errors, connection.connection.cursor() as cursor:
+                cursor.execute(self.sql, [value])
+                rows = cursor.fetchall()
         if not rows:
             raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
         if len(rows) > 1:
