@@ -8,7 +8,7 @@ from receipts.models import Receipt
 
 def iso_utc(moment: datetime) -> str:
     """``2026-11-22T10:15:00.000Z``: UTC, milliseconds, a Z suffix."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"  # drops "+00:00"
 
 
 def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
