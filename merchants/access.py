@@ -13,8 +13,8 @@ counted by client address. The rules:
 
 from dataclasses import dataclass, replace
 
-from merchants import ratelimits, usage
-from merchants.keys import authenticate
+from merchants import keycache, ratelimits, usage
+from merchants.keys import authenticate, reauthenticate
 from merchants.models import ApiKey, Merchant
 from receco.errors import Forbidden, NotFound, Unauthorized
 from receipts.codes import parse_reference
@@ -46,13 +46,14 @@ def identify(authorization: str | None, ip: str) -> Caller:
     the address has sent too many requests without a usable key.
     """
     try:
-        key = authenticate(authorization)
+        key = authenticate(authorization, remembered=keycache.recall)
     except Unauthorized:
         # A failed key counts against the address like any call without a key, so keys
         # cannot be guessed faster than anonymous callers may call.
         ratelimits.charge(Caller(ip))
         raise
     if key is not None:
+        keycache.remember(key)
         usage.note_key_used(key)
     return Caller(ip, key)
 
@@ -64,8 +65,19 @@ def admit(caller: Caller) -> tuple[Caller, ratelimits.RateState | None]:
     Returns the caller with those look-ups, and where a live key stands.
     """
     extra = [usage.call_counter(caller.key)] if caller.key is not None else []
-    state, failed_lookups = ratelimits.charge_call(caller, extra)
-    return replace(caller, failed_lookups=failed_lookups), state
+    state, failed_lookups, version = ratelimits.charge_call(caller, extra, keycache.version_token())
+    caller = replace(caller, failed_lookups=failed_lookups)
+    if caller.key is not None and not keycache.is_current(caller.key, version):
+        # Keys or merchants changed since this key was read (or the cache cannot say):
+        # read it again before the call runs.
+        try:
+            key = reauthenticate(caller.key)
+        except Unauthorized:
+            ratelimits.charge(Caller(caller.ip))
+            raise
+        keycache.remember(key, version)
+        caller = replace(caller, key=key)
+    return caller, state
 
 
 def authorize_merchant_id(caller: Caller, string_id: str) -> None:

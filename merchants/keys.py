@@ -27,6 +27,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from merchants import keycache
 from merchants.models import ApiKey, Merchant
 from receco.errors import Forbidden, Unauthorized
 from receco.queries import get_by
@@ -170,6 +171,7 @@ def revoke_key(api_key: ApiKey, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     changed = ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=now)
     if changed:
+        keycache.changed()  # update() sends no post_save
         api_key.revoked_at = now
     return bool(changed)
 
@@ -203,9 +205,10 @@ def key_from_header(authorization: str | None) -> str | None:
     return None if value in NO_KEY_PLACEHOLDERS else value
 
 
-def authenticate(authorization: str | None, now: datetime | None = None) -> ApiKey | None:
+def authenticate(authorization: str | None, now: datetime | None = None, remembered=None) -> ApiKey | None:
     """Return the usable key an Authorization header carries (its merchant loaded), or None
-    when it carries none. One indexed query, none for a malformed key.
+    when it carries none. One indexed query, none for a malformed key, and none when
+    ``remembered`` (a function of the lookup id, merchants.keycache.recall) has the key.
 
     Raises Unauthorized for a malformed, unknown, revoked or expired key and Forbidden
     for a key of a suspended merchant.
@@ -216,12 +219,31 @@ def authenticate(authorization: str | None, now: datetime | None = None) -> ApiK
     match = well_formed(key)
     if match is None:
         raise Unauthorized(MALFORMED_KEY)
-    try:
-        api_key = get_by(ApiKey.objects.select_related("merchant"), "lookup_id", match["lookup"])
-    except ApiKey.DoesNotExist:
-        raise Unauthorized(INVALID_KEY) from None
+    api_key = remembered(match["lookup"]) if remembered else None
+    if api_key is None:
+        api_key = _stored_key(match["lookup"])
     if api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):
         raise Unauthorized(INVALID_KEY)
+    return _usable(api_key, now)
+
+
+def reauthenticate(api_key: ApiKey, now: datetime | None = None) -> ApiKey:
+    """Read a key authenticated earlier again from the database and return it, if it is
+    still the same key and usable. Raises like ``authenticate``."""
+    stored = _stored_key(api_key.lookup_id)
+    if stored.type != api_key.type or not hmac.compare_digest(stored.digest, api_key.digest):
+        raise Unauthorized(INVALID_KEY)
+    return _usable(stored, now)
+
+
+def _stored_key(lookup_id: str) -> ApiKey:
+    try:
+        return get_by(ApiKey.objects.select_related("merchant"), "lookup_id", lookup_id)
+    except ApiKey.DoesNotExist:
+        raise Unauthorized(INVALID_KEY) from None
+
+
+def _usable(api_key: ApiKey, now: datetime | None) -> ApiKey:
     state = api_key.state(now)
     if state == ApiKey.State.REVOKED:
         raise Unauthorized(REVOKED_KEY)

@@ -122,42 +122,61 @@ def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict |
     return sharedcache.guarded("rate limiting", count, None)
 
 
-def _usages(counters: list[tuple[str, str, Policy, bool]], extra: Sequence[tuple[str, int]] = ()) -> list[dict] | None:
-    """django-ratelimit's get_usage for each ``(group, identity, policy, increment)``, and
-    one added to each plain ``(name, timeout)`` counter of ``extra``: in one round trip
-    when the cache is Redis. None when the cache is down."""
+def _usages(
+    counters: list[tuple[str, str, Policy, bool]],
+    extra: Sequence[tuple[str, int]] = (),
+    token: tuple[str, str] | None = None,
+) -> tuple[list[dict], object] | None:
+    """django-ratelimit's get_usage for each ``(group, identity, policy, increment)``, one
+    added to each plain ``(name, timeout)`` counter of ``extra``, and the value of the
+    ``token`` entry ``(name, value if missing)``: in one round trip when the cache is
+    Redis. Returns the usages and the token's value; None when the cache is down."""
     client = sharedcache.redis_client()
     if client is None:
         results = [_usage(*counter) for counter in counters]
         for name, timeout in extra:
             sharedcache.guarded("usage counting", lambda n=name, t=timeout: sharedcache.increment(n, t), None)
-        return None if None in results else results
-    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters, extra), None)
+        value = sharedcache.guarded("rate limiting", lambda: _cache_token(*token), None) if token else None
+        return None if None in results else (results, value)
+    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters, extra, token), None)
+
+
+def _cache_token(name: str, value: str) -> object:
+    cache = caches["default"]
+    cache.add(name, value, timeout=None)
+    return cache.get(name)
 
 
 # One command for all of a call's counters: fewer bytes to build, send and parse than a
-# pipeline of two commands per counter. For each key: create it at 0 with its time to
-# live if it is missing (django-ratelimit's add), then add one or read it (its incr/get).
+# pipeline of two commands per counter. ARGV[1] says how many KEYS are counters, each
+# with two more ARGV: for each, create it at 0 with its time to live if it is missing
+# (django-ratelimit's add), then add one (1) or read it (0) (its incr/get). A key after
+# the counters is a token: set to the last ARGV if missing, then read.
 _COUNT_SCRIPT = """
-local counts = {}
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, 0, 'EX', ARGV[2 * i - 1], 'NX')
-  if ARGV[2 * i] == '1' then
-    counts[i] = redis.call('INCR', key)
+local n = tonumber(ARGV[1])
+local results = {}
+for i = 1, n do
+  redis.call('SET', KEYS[i], 0, 'EX', ARGV[2 * i], 'NX')
+  if ARGV[2 * i + 1] == '1' then
+    results[i] = redis.call('INCR', KEYS[i])
   else
-    counts[i] = tonumber(redis.call('GET', key))
+    results[i] = tonumber(redis.call('GET', KEYS[i]))
   end
 end
-return counts
+if #KEYS > n then
+  redis.call('SET', KEYS[n + 1], ARGV[2 * n + 2], 'NX')
+  results[n + 1] = redis.call('GET', KEYS[n + 1])
+end
+return results
 """
 _COUNT_SCRIPT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode()).hexdigest()  # noqa: S324 (Redis names scripts so)
 
 
-def _redis_usages(client, counters, extra) -> list[dict]:
+def _redis_usages(client, counters, extra, token) -> tuple[list[dict], object]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
     created at 0 if missing, then incremented or read), in one script call."""
     cache = caches["default"]
-    keys, args, windows = [], [], []
+    keys, args, windows = [], [len(counters) + len(extra)], []
     for group, identity, policy, increment in counters:
         window = ratelimit_core._get_window(identity, policy.window)
         keys.append(cache.make_key(ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL)))
@@ -166,15 +185,19 @@ def _redis_usages(client, counters, extra) -> list[dict]:
     for name, timeout in extra:
         keys.append(cache.make_key(name))
         args += [timeout, 1]
+    if token:
+        keys.append(cache.make_key(token[0]))
+        args.append(token[1])
     try:
-        counts = client.evalsha(_COUNT_SCRIPT_SHA, len(keys), *keys, *args)
+        results = client.evalsha(_COUNT_SCRIPT_SHA, len(keys), *keys, *args)
     except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
-        counts = client.eval(_COUNT_SCRIPT, len(keys), *keys, *args)
+        results = client.eval(_COUNT_SCRIPT, len(keys), *keys, *args)
     now = int(ratelimit_core.time.time())
-    return [
+    usages = [
         {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}
-        for (_, _, policy, _), count, window in zip(counters, counts, windows, strict=False)
+        for (_, _, policy, _), count, window in zip(counters, results, windows, strict=False)
     ]
+    return usages, results[-1] if token else None
 
 
 def charge(caller) -> RateState | None:
@@ -186,12 +209,16 @@ def charge(caller) -> RateState | None:
     return charge_call(caller)[0]
 
 
-def charge_call(caller, extra: Sequence[tuple[str, int]] = ()) -> tuple[RateState | None, dict | None]:
+def charge_call(
+    caller, extra: Sequence[tuple[str, int]] = (), token: tuple[str, str] | None = None
+) -> tuple[RateState | None, dict | None, object]:
     """``charge`` for a procedure call, in one round trip to the cache: also adds one to
-    each ``(name, timeout)`` counter of ``extra`` and reads the caller's failed look-ups.
+    each ``(name, timeout)`` counter of ``extra``, reads the caller's failed look-ups and
+    reads the ``token`` entry ``(name, value if missing)``.
 
-    Returns the RateState and the failed look-ups' usage (for ``check_lookup_budget``;
-    None when the cache is down). Raises RateLimitExceeded when a limit is exceeded.
+    Returns the RateState, the failed look-ups' usage (for ``check_lookup_budget``) and
+    the token's value; the last two are None when the cache is down. Raises
+    RateLimitExceeded when a limit is exceeded.
     """
     key = caller.key
     if key is not None:
@@ -204,9 +231,10 @@ def charge_call(caller, extra: Sequence[tuple[str, int]] = ()) -> tuple[RateStat
     lookups = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
     counters = [(group, identity, policy, True) for policy in counted]
     counters.append(("receco.failed-lookups", _lookup_identity(caller), lookups, False))
-    usages = _usages(counters, extra)
-    if usages is None:
-        return None, None
+    answer = _usages(counters, extra, token)
+    if answer is None:
+        return None, None, None
+    usages, value = answer
     quotas, exceeded = [], None
     for policy, usage in zip(counted, usages, strict=False):
         reset = max(1, usage["time_left"])
@@ -218,7 +246,7 @@ def charge_call(caller, extra: Sequence[tuple[str, int]] = ()) -> tuple[RateStat
     if exceeded is not None:
         policy, reset = exceeded
         raise RateLimitExceeded(f"Rate limit exceeded: at most {policy.describe()} {who}", reset, state)
-    return state, usages[-1]
+    return state, usages[-1], value
 
 
 def _lookup_identity(caller) -> str:
@@ -231,8 +259,8 @@ def check_lookup_budget(caller) -> None:
     policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
     usage = caller.failed_lookups
     if usage is None:
-        usages = _usages([("receco.failed-lookups", _lookup_identity(caller), policy, False)])
-        usage = usages[0] if usages else None
+        answer = _usages([("receco.failed-lookups", _lookup_identity(caller), policy, False)])
+        usage = answer[0][0] if answer else None
     if usage is not None and usage["count"] >= usage["limit"]:
         raise RateLimited(
             f"Too many failed look-ups: at most {policy.describe()}; try again later", max(1, usage["time_left"])

@@ -1,0 +1,73 @@
+"""Each process remembers the keys it authenticated (merchants.keycache), checked on every
+call against a version in the shared cache that any change to keys or merchants replaces."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from merchants import keycache
+from merchants.keys import revoke_key
+from tests.helpers import bearer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memory():
+    keycache.forget()
+    yield
+    keycache.forget()
+
+
+@pytest.fixture
+def stored(receipt_factory):
+    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
+
+
+def _get(api, issued):
+    return api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})}, headers=bearer(issued))
+
+
+def _key_queries(queries) -> list[str]:
+    return [query["sql"] for query in queries if 'FROM "merchants_apikey"' in query["sql"]]
+
+
+def test_a_remembered_key_costs_no_query(api, stored, live_key):
+    assert _get(api, live_key).status_code == 200
+    assert _get(api, live_key).status_code == 200  # now tagged with the version the calls read
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api, live_key).status_code == 200
+    assert _key_queries(queries) == []
+
+
+def test_a_revoked_key_stops_at_the_next_call(api, stored, live_key):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    revoke_key(live_key.api_key)
+    response = _get(api, live_key)
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "API key has been revoked"
+
+
+def test_a_suspended_merchant_stops_its_remembered_keys(api, stored, live_key, merchant):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    merchant.set_suspended(True)
+    assert _get(api, live_key).status_code == 403
+
+
+def test_any_saved_key_makes_every_key_read_again(api, stored, live_key, test_key):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    test_key.api_key.name = "Renamed"
+    test_key.api_key.save()
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api, live_key).status_code == 200
+    assert len(_key_queries(queries)) == 1
+
+
+def test_a_key_is_not_remembered_for_longer_than_max_age(api, stored, live_key, monkeypatch):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    monkeypatch.setattr(keycache, "MAX_AGE", -1.0)
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api, live_key).status_code == 200
+    assert len(_key_queries(queries)) == 1
