@@ -10,6 +10,7 @@ django-ratelimit counts in the shared cache (Redis in production), so the limits
 across every process and machine. If the cache is down the limits fail open.
 """
 
+import functools
 import hashlib
 import ipaddress
 import re
@@ -41,6 +42,7 @@ class Policy:
     window: int
 
     @classmethod
+    @functools.lru_cache(maxsize=64)  # read from the settings on every call
     def parse(cls, rate: str) -> "Policy":
         """Read ``1000/m``, ``100/s``, ``5000/h``, ``30/5m``; raise ValueError otherwise."""
         match = RATE_RE.match(rate.strip())
@@ -172,6 +174,16 @@ return results
 _COUNT_SCRIPT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode()).hexdigest()  # noqa: S324 (Redis names scripts so)
 
 
+def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str:
+    """django-ratelimit's cache key for a counter of all methods (its _make_cache_key),
+    without reading its settings and parsing the rate again for every counter."""
+    prefix = getattr(settings, "RATELIMIT_CACHE_PREFIX", "rl:")
+    if getattr(settings, "RATELIMIT_HASH_ALGORITHM", hashlib.sha256) is not hashlib.sha256:
+        return ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL)
+    text = f"{group}{policy.limit}/{policy.window}s{identity}{window}"
+    return prefix + hashlib.sha256(text.encode()).hexdigest()
+
+
 def _redis_usages(client, counters, extra, token) -> tuple[list[dict], object]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
     created at 0 if missing, then incremented or read), in one script call."""
@@ -179,7 +191,7 @@ def _redis_usages(client, counters, extra, token) -> tuple[list[dict], object]:
     keys, args, windows = [], [len(counters) + len(extra)], []
     for group, identity, policy, increment in counters:
         window = ratelimit_core._get_window(identity, policy.window)
-        keys.append(cache.make_key(ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL)))
+        keys.append(cache.make_key(ratelimit_key(group, window, policy, identity)))
         args += [policy.window + ratelimit_core.EXPIRATION_FUDGE, 1 if increment else 0]
         windows.append(window)
     for name, timeout in extra:
