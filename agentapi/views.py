@@ -59,7 +59,7 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
 def _identify(request: HttpRequest) -> Caller | ReceiptError | ProcedureError:
     """Authenticate once per HTTP request; a failure fails each call in it."""
     try:
-        return identify(request.headers.get("Authorization"), client_ip(request))
+        return identify(request.META.get("HTTP_AUTHORIZATION"), client_ip(request))
     except ReceiptError as exc:
         return exc
     except Exception as exc:
