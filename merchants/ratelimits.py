@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest
 from django_ratelimit import ALL
 from django_ratelimit import core as ratelimit_core
@@ -174,11 +176,23 @@ return results
 _COUNT_SCRIPT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode()).hexdigest()  # noqa: S324 (Redis names scripts so)
 
 
+@functools.cache
+def _key_settings() -> tuple[str, object]:
+    # Settings that are usually unset, which Django looks for anew (and fails) each time.
+    return getattr(settings, "RATELIMIT_CACHE_PREFIX", "rl:"), getattr(settings, "RATELIMIT_HASH_ALGORITHM", None)
+
+
+@receiver(setting_changed)
+def _forget_key_settings(setting, **kwargs):
+    if setting.startswith("RATELIMIT_"):
+        _key_settings.cache_clear()
+
+
 def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str:
     """django-ratelimit's cache key for a counter of all methods (its _make_cache_key),
     without reading its settings and parsing the rate again for every counter."""
-    prefix = getattr(settings, "RATELIMIT_CACHE_PREFIX", "rl:")
-    if getattr(settings, "RATELIMIT_HASH_ALGORITHM", hashlib.sha256) is not hashlib.sha256:
+    prefix, algorithm = _key_settings()
+    if algorithm not in (None, hashlib.sha256):
         return ratelimit_core._make_cache_key(group, window, policy.rate, identity, ALL)
     text = f"{group}{policy.limit}/{policy.window}s{identity}{window}"
     return prefix + hashlib.sha256(text.encode()).hexdigest()
