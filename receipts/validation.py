@@ -189,6 +189,10 @@ _SALE_TEXT = {  # name: (max_length, required)
 }  # fmt: skip
 
 
+# For its validate_<field> methods, which keep no state.
+_CHECKS = SaleSerializer()
+
+
 def _text(values: dict, name: str, max_length: int, required: bool = False):
     """A StrictCharField: stripped text, "" when blank, None when null or absent."""
     value = values.get(name)
@@ -217,7 +221,7 @@ def _integer(values: dict, name: str, minimum: int, maximum: int) -> int:
 
 def _well_formed_sale(data: dict) -> dict | None:
     """Return what SaleSerializer makes of ``data``, or None if it is not plainly valid."""
-    serializer = SaleSerializer()
+    serializer = _CHECKS
     try:
         text = {name: _text(data, name, max_length) for name, max_length in _SALE_TEXT.items()}
         string_id = _text(data, "merchant_string_id", 64, required=True)
