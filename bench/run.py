@@ -121,7 +121,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=2, help="seconds of load before each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements per scenario, taken in turns; median kept")
     parser.add_argument("--connections", type=int, default=8, help="concurrent keep-alive connections")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (project and reference alike)")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (project and reference alike)")
     parser.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
     parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     parser.add_argument(
