@@ -8,6 +8,7 @@ from django.utils import timezone
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict, Forbidden, NotFound
+from receco.queries import create
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
 from receipts.models import Receipt
@@ -75,7 +76,7 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True) -> 
     for _ in range(_MAX_CODE_ATTEMPTS):
         try:
             with insert():
-                receipt = Receipt.objects.create(token=token, short_code=short_code, **fields)
+                receipt = create(Receipt.objects, token=token, short_code=short_code, **fields)
                 # A contact given with the sale asks for the receipt, like updateReceiptContact.
                 schedule_deliveries(receipt, email=receipt.customer_email, phone=receipt.customer_phone)
                 return receipt, True
