@@ -184,7 +184,7 @@ def _header(args, loadgen: str) -> str:
         f"  commit    {commit}",
         f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads} (bench/gunicorn.conf.py: no access"
         " log), the same for the project and the reference",
-        f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (wrk not installed)'}, "
+        f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (Python threads)'}, "
         f"{args.connections} connections, on loopback",
         f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
         " reference and each variant taking turns; the median round is shown",
