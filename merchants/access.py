@@ -112,7 +112,7 @@ def receipt_for(caller: Caller, raw_reference: object) -> Receipt:
     ratelimits.check_lookup_budget(caller)
     try:
         try:
-            receipt = Receipt.objects.select_related("merchant").by_reference(reference)
+            receipt = Receipt.objects.by_reference(reference, with_merchant=True)
         except Receipt.DoesNotExist:
             raise NotFound(RECEIPT_NOT_FOUND) from None
         _authorize_receipt(caller, receipt)

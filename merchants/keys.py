@@ -238,7 +238,7 @@ def reauthenticate(api_key: ApiKey, now: datetime | None = None) -> ApiKey:
 
 def _stored_key(lookup_id: str) -> ApiKey:
     try:
-        return get_by(ApiKey.objects.select_related("merchant"), "lookup_id", lookup_id)
+        return get_by(ApiKey, "lookup_id", lookup_id, related=("merchant",))
     except ApiKey.DoesNotExist:
         raise Unauthorized(INVALID_KEY) from None
 

@@ -23,7 +23,7 @@ class MerchantQuerySet(models.QuerySet):
         Raises Merchant.DoesNotExist for any other unknown id.
         """
         try:
-            return get_by(self, "string_id", string_id)
+            return get_by(self.model, "string_id", string_id)
         except self.model.DoesNotExist:
             if not string_id.startswith(TEST_MERCHANT_PREFIX):
                 raise

@@ -9,7 +9,7 @@ value and builds the objects exactly as the ORM would (converters, ``select_rela
 """
 
 from django.core.exceptions import MultipleObjectsReturned
-from django.db import connections, transaction
+from django.db import connections, router, transaction
 from django.db.models import signals
 from django.db.models.query import get_related_populators
 
@@ -71,19 +71,20 @@ class CompiledGet:
 _COMPILED: dict[tuple, CompiledGet] = {}
 
 
-def get_by(queryset, field: str, value):
-    """Return ``queryset.get(**{field: value})``, its query compiled once per shape (model,
-    database, field and related objects selected). A queryset with filters or a slice of
-    its own takes the ORM's way.
+def get_by(model, field: str, value, *, related: tuple[str, ...] = ()):
+    """Return ``model.objects.select_related(*related).get(**{field: value})`` from the
+    database the router reads ``model`` from, its query compiled once per shape (model,
+    database, field and related objects). Nothing but the look-up itself runs per call:
+    not even a QuerySet is made.
 
     Raises the model's DoesNotExist, or MultipleObjectsReturned.
     """
-    if queryset.query.where or queryset.query.is_sliced:
-        return queryset.get(**{field: value})
-    shape = (queryset.model, queryset.db, field, repr(queryset.query.select_related))
+    db = router.db_for_read(model)
+    shape = (model, db, field, related)
     compiled = _COMPILED.get(shape)
     if compiled is None:
-        compiled = _COMPILED[shape] = CompiledGet(queryset, field)
+        queryset = model._default_manager.using(db)
+        compiled = _COMPILED[shape] = CompiledGet(queryset.select_related(*related) if related else queryset, field)
     return compiled.get(value)
 
 

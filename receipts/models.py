@@ -13,13 +13,14 @@ if TYPE_CHECKING:
     from receipts.codes import Reference
 
 
-class ReceiptQuerySet(models.QuerySet):
-    def by_reference(self, reference: Reference) -> Receipt:
-        """Return the receipt a token or short code names; one indexed query.
+class ReceiptManager(models.Manager):
+    def by_reference(self, reference: Reference, *, with_merchant: bool = False) -> Receipt:
+        """Return the receipt a token or short code names (with its merchant, joined, if
+        ``with_merchant``); one indexed query.
 
         Raises Receipt.DoesNotExist.
         """
-        return get_by(self, reference.field, reference.value)
+        return get_by(self.model, reference.field, reference.value, related=("merchant",) if with_merchant else ())
 
 
 class Receipt(models.Model):
@@ -51,7 +52,7 @@ class Receipt(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ReceiptQuerySet.as_manager()
+    objects = ReceiptManager()
 
     class Meta:
         ordering = ["-created_at"]
