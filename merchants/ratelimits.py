@@ -108,15 +108,23 @@ def client_ip(request: HttpRequest) -> str:
             candidates.append(forwarded[-hops])
     candidates.append(request.META.get("REMOTE_ADDR") or "")
     for candidate in candidates:
-        try:
-            ip = ipaddress.ip_address(candidate)
-        except ValueError:
-            continue
-        if ip.version == 6:
-            return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
-        return str(ip)
+        ip = _counted_address(candidate)
+        if ip is not None:
+            return ip
     # A Unix socket without a proxy header: every such caller shares one allowance.
     return "unknown"
+
+
+@functools.lru_cache(maxsize=4096)  # the same few addresses call again and again
+def _counted_address(text: str) -> str | None:
+    """``text`` as the address limits count against (an IPv6 address's /64), or None."""
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
+    return str(ip)
 
 
 def _usage(group: str, identity: str, policy: Policy, increment: bool) -> dict | None:
