@@ -143,14 +143,14 @@ def _usages(
     added to each plain ``(name, timeout)`` counter of ``extra``, and the value of the
     ``token`` entry ``(name, value if missing)``: in one round trip when the cache is
     Redis. Returns the usages and the token's value; None when the cache is down."""
-    client = sharedcache.redis_client()
-    if client is None:
+    redis = sharedcache.held_connection()
+    if redis is None:
         results = [_usage(*counter) for counter in counters]
         for name, timeout in extra:
             sharedcache.guarded("usage counting", lambda n=name, t=timeout: sharedcache.increment(n, t), None)
         value = sharedcache.guarded("rate limiting", lambda: _cache_token(*token), None) if token else None
         return None if None in results else (results, value)
-    return sharedcache.guarded("rate limiting", lambda: _redis_usages(client, counters, extra, token), None)
+    return sharedcache.guarded("rate limiting", lambda: _redis_usages(redis, counters, extra, token), None)
 
 
 def _cache_token(name: str, value: str) -> object:
@@ -206,7 +206,7 @@ def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str
     return prefix + hashlib.sha256(text.encode()).hexdigest()
 
 
-def _redis_usages(client, counters, extra, token) -> tuple[list[dict], object]:
+def _redis_usages(redis: sharedcache.HeldConnection, counters, extra, token) -> tuple[list[dict], object]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
     created at 0 if missing, then incremented or read), in one script call."""
     cache = caches["default"]
@@ -223,9 +223,9 @@ def _redis_usages(client, counters, extra, token) -> tuple[list[dict], object]:
         keys.append(cache.make_key(token[0]))
         args.append(token[1])
     try:
-        results = client.evalsha(_COUNT_SCRIPT_SHA, len(keys), *keys, *args)
+        results = redis.execute("EVALSHA", _COUNT_SCRIPT_SHA, len(keys), *keys, *args)
     except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
-        results = client.eval(_COUNT_SCRIPT, len(keys), *keys, *args)
+        results = redis.execute("EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
     now = int(ratelimit_core.time.time())
     usages = [
         {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}

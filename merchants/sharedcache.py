@@ -9,12 +9,15 @@ server, not shared state.
 """
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +70,50 @@ def redis_client():
     if client is None:
         client = backend.__dict__["_receco_redis_client"] = backend._cache.get_client(write=True)
     return client
+
+
+class HeldConnection:
+    """One connection of the cache's pool, kept by this thread for the command every
+    API request sends (merchants.ratelimits).
+
+    The client's way costs more than the command: taking a connection from the pool and
+    giving it back (a lock, a poll of the socket, metrics) and the retry machinery. A
+    connection found broken is dropped and the command sent once more on a new one, as
+    the client would; a second failure is raised.
+    """
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.pid = os.getpid()
+        self.connection = None
+
+    def execute(self, *args):
+        """Send one command and return its reply; raises ResponseError and the like."""
+        if self.pid != os.getpid():  # forked: the parent's socket is not ours
+            self.pid, self.connection = os.getpid(), None
+        try:
+            return self._send(args)
+        except (RedisConnectionError, RedisTimeoutError, OSError):
+            if self.connection is not None:
+                self.connection.disconnect()  # a new socket for the second try; its failure is raised
+            return self._send(args)
+
+    def _send(self, args: tuple):
+        if self.connection is None:
+            self.connection = self.pool.get_connection()  # held until the process ends
+        self.connection.send_command(*args)
+        return self.connection.read_response()
+
+
+def held_connection() -> HeldConnection | None:
+    """This thread's HeldConnection to the default cache, or None when that is not Redis."""
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache):
+        return None
+    held = backend.__dict__.get("_receco_held_connection")
+    if held is None:
+        held = backend.__dict__["_receco_held_connection"] = HeldConnection(redis_client().connection_pool)
+    return held
 
 
 def increment(name: str, timeout: int) -> None:

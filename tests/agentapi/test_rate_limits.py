@@ -220,3 +220,14 @@ def test_the_counters_live_in_redis(api, stored, live_key):
     counters = [client.get(name) for name in client.scan_iter(match=f"{prefix}:1:rl:*")]
     # The key's minute and second windows, and its failed look-ups (none).
     assert sorted(int(value) for value in counters) == [0, 1, 1]
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+def test_a_dropped_redis_connection_is_replaced_without_failing_open(api, stored, settings, caplog):
+    settings.RECECO_RATELIMIT_ANONYMOUS = ["3/m"]
+    assert _get(api).status_code == 200
+    # What a Redis restart or an idle timeout does to the connection each process holds.
+    admin = cache._cache.get_client()
+    admin.client_kill_filter(_type="normal", skipme=True)
+    assert [_get(api).status_code for _ in range(3)] == [200, 200, 429]
+    assert "Shared cache unavailable" not in caplog.text
