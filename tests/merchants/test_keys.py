@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from merchants.keys import (
     BASE62,
@@ -57,6 +58,13 @@ def test_only_a_digest_is_stored(merchant):
     assert stored.lookup_id == issued.key[8:20]
     assert issued.key[20:] not in str(stored.__dict__)
     assert str(stored) == f"Till 1 ({issued.key[:20]}…)"
+
+
+def test_the_digest_is_djangos_salted_hmac_so_stored_digests_stay_valid(settings):
+    key = generate_key("live")
+    settings.RECECO_API_KEY_SECRET = "the-server-secret"
+    expected = salted_hmac("receco.merchants.ApiKey", key, secret="the-server-secret", algorithm="sha256")
+    assert key_digest(key) == expected.hexdigest()
 
 
 def test_the_digest_is_keyed_by_the_server_secret(settings):
