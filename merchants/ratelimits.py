@@ -77,9 +77,16 @@ class RateState:
 
     def headers(self) -> dict[str, str]:
         """RateLimit-Policy and RateLimit as in draft-ietf-httpapi-ratelimit-headers."""
-        policies = (f'"{q.policy.name}";q={q.policy.limit};w={q.policy.window}' for q in self.quotas)
         states = (f'"{q.policy.name}";r={q.remaining};t={q.reset}' for q in self.quotas)
-        return {"RateLimit-Policy": ", ".join(policies), "RateLimit": ", ".join(states)}
+        return {
+            "RateLimit-Policy": _policy_header(tuple(q.policy for q in self.quotas)),
+            "RateLimit": ", ".join(states),
+        }
+
+
+@functools.lru_cache(maxsize=64)  # the same for every response to a key
+def _policy_header(policies: tuple[Policy, ...]) -> str:
+    return ", ".join(f'"{policy.name}";q={policy.limit};w={policy.window}' for policy in policies)
 
 
 class RateLimitExceeded(RateLimited):
@@ -160,24 +167,32 @@ def _cache_token(name: str, value: str) -> object:
 
 
 # One command for all of a call's counters: fewer bytes to build, send and parse than a
-# pipeline of two commands per counter. ARGV[1] says how many KEYS are counters, each
-# with two more ARGV: for each, create it at 0 with its time to live if it is missing
-# (django-ratelimit's add), then add one (1) or read it (0) (its incr/get). A key after
-# the counters is a token: set to the last ARGV if missing, then read.
+# pipeline of commands, and as few calls inside Redis as the counts need (on a small
+# machine Redis's CPU is the service's too). ARGV[1] says how many KEYS are counters,
+# each with two more ARGV: its time to live, then 1 to add one or 0 to read it. Adding
+# one to a missing counter creates it with its time to live, as django-ratelimit's
+# add-then-incr does; a missing counter reads as 0. A key after the counters is a
+# token: read, and set to the last ARGV if missing.
 _COUNT_SCRIPT = """
 local n = tonumber(ARGV[1])
 local results = {}
 for i = 1, n do
-  redis.call('SET', KEYS[i], 0, 'EX', ARGV[2 * i], 'NX')
   if ARGV[2 * i + 1] == '1' then
     results[i] = redis.call('INCR', KEYS[i])
+    if results[i] == 1 then
+      redis.call('EXPIRE', KEYS[i], ARGV[2 * i])
+    end
   else
-    results[i] = tonumber(redis.call('GET', KEYS[i]))
+    results[i] = tonumber(redis.call('GET', KEYS[i]) or 0)
   end
 end
 if #KEYS > n then
-  redis.call('SET', KEYS[n + 1], ARGV[2 * n + 2], 'NX')
-  results[n + 1] = redis.call('GET', KEYS[n + 1])
+  local token = redis.call('GET', KEYS[n + 1])
+  if not token then
+    redis.call('SET', KEYS[n + 1], ARGV[2 * n + 2], 'NX')
+    token = redis.call('GET', KEYS[n + 1])
+  end
+  results[n + 1] = token
 end
 return results
 """
@@ -194,6 +209,7 @@ def _key_settings() -> tuple[str, object]:
 def _forget_key_settings(setting, **kwargs):
     if setting.startswith("RATELIMIT_"):
         _key_settings.cache_clear()
+        _counter_name.cache_clear()
 
 
 def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str:
@@ -206,26 +222,32 @@ def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str
     return prefix + hashlib.sha256(text.encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)  # a counter is named anew once per window
+def _counter_name(cache, group: str, window: int, policy: Policy, identity: str) -> str:
+    """The name in ``cache`` of a counter: ratelimit_key, made into the cache's key."""
+    return cache.make_key(ratelimit_key(group, window, policy, identity))
+
+
 def _redis_usages(redis: sharedcache.HeldConnection, counters, extra, token) -> tuple[list[dict], object]:
     """The same counters as get_usage (its cache keys, windows and expiry, and its counts:
-    created at 0 if missing, then incremented or read), in one script call."""
+    one added, made with its expiry if missing, or read, 0 if missing), in one script call."""
     cache = caches["default"]
-    keys, args, windows = [], [len(counters) + len(extra)], []
+    keys, args, windows = [], [str(len(counters) + len(extra))], []
     for group, identity, policy, increment in counters:
         window = ratelimit_core._get_window(identity, policy.window)
-        keys.append(cache.make_key(ratelimit_key(group, window, policy, identity)))
-        args += [policy.window + ratelimit_core.EXPIRATION_FUDGE, 1 if increment else 0]
+        keys.append(_counter_name(cache, group, window, policy, identity))
+        args += [str(policy.window + ratelimit_core.EXPIRATION_FUDGE), "1" if increment else "0"]
         windows.append(window)
     for name, timeout in extra:
         keys.append(cache.make_key(name))
-        args += [timeout, 1]
+        args += [str(timeout), "1"]
     if token:
         keys.append(cache.make_key(token[0]))
         args.append(token[1])
     try:
-        results = redis.execute("EVALSHA", _COUNT_SCRIPT_SHA, len(keys), *keys, *args)
+        results = redis.execute("EVALSHA", _COUNT_SCRIPT_SHA, str(len(keys)), *keys, *args)
     except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
-        results = redis.execute("EVAL", _COUNT_SCRIPT, len(keys), *keys, *args)
+        results = redis.execute("EVAL", _COUNT_SCRIPT, str(len(keys)), *keys, *args)
     now = int(ratelimit_core.time.time())
     usages = [
         {"count": count, "limit": policy.limit, "should_limit": count > policy.limit, "time_left": window - now}

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import hiredis
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -77,7 +78,8 @@ class HeldConnection:
     API request sends (merchants.ratelimits).
 
     The client's way costs more than the command: taking a connection from the pool and
-    giving it back (a lock, a poll of the socket, metrics) and the retry machinery. A
+    giving it back (a lock, a poll of the socket, metrics), the retry machinery and
+    checking each argument before hiredis packs them (it checks them itself). A
     connection found broken is dropped and the command sent once more on a new one, as
     the client would; a second failure is raised.
     """
@@ -88,7 +90,8 @@ class HeldConnection:
         self.connection = None
 
     def execute(self, *args):
-        """Send one command and return its reply; raises ResponseError and the like."""
+        """Send one command (its name and arguments as str or bytes) and return its reply;
+        raises ResponseError and the like."""
         if self.pid != os.getpid():  # forked: the parent's socket is not ours
             self.pid, self.connection = os.getpid(), None
         try:
@@ -101,7 +104,7 @@ class HeldConnection:
     def _send(self, args: tuple):
         if self.connection is None:
             self.connection = self.pool.get_connection()  # held until the process ends
-        self.connection.send_command(*args)
+        self.connection.send_packed_command([hiredis.pack_command(args)])
         return self.connection.read_response()
 
 
