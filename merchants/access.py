@@ -13,7 +13,7 @@ counted by client address. The rules:
 
 from dataclasses import dataclass, replace
 
-from merchants import keycache, ratelimits, usage
+from merchants import keycache, merchantcache, ratelimits, usage
 from merchants.keys import authenticate, reauthenticate
 from merchants.models import ApiKey, Merchant
 from receco.errors import Forbidden, NotFound, Unauthorized
@@ -32,6 +32,8 @@ class Caller:
     key: ApiKey | None = None
     # This window's failed look-ups, read when the call was admitted (None: not read).
     failed_lookups: dict | None = None
+    # The version of keys and merchants (merchants.keycache) the call read when admitted.
+    version: object = None
 
     @property
     def livemode(self) -> bool:
@@ -66,7 +68,7 @@ def admit(caller: Caller) -> tuple[Caller, ratelimits.RateState | None]:
     """
     extra = [usage.call_counter(caller.key)] if caller.key is not None else []
     state, failed_lookups, version = ratelimits.charge_call(caller, extra, keycache.version_token())
-    caller = replace(caller, failed_lookups=failed_lookups)
+    caller = replace(caller, failed_lookups=failed_lookups, version=version)
     if caller.key is not None and not keycache.is_current(caller.key, version):
         # Keys or merchants changed since this key was read (or the cache cannot say):
         # read it again before the call runs.
@@ -104,22 +106,31 @@ def _authorize_receipt(caller: Caller, receipt: Receipt) -> None:
 def receipt_for(caller: Caller, raw_reference: object) -> Receipt:
     """Return the receipt a token or short code names, if ``caller`` may have it.
 
-    One indexed query (the merchant joined). A reference that gives the caller nothing
-    (no such receipt, or not theirs) counts as a failed look-up; too many of them raise
-    RateLimited. Raises InvalidInput, NotFound, Unauthorized or Forbidden.
+    One indexed query: the receipt's merchant is the key's own, or one this process
+    remembers (merchants.merchantcache) while it has not changed. A reference that gives
+    the caller nothing (no such receipt, or not theirs) counts as a failed look-up; too
+    many of them raise RateLimited. Raises InvalidInput, NotFound, Unauthorized or
+    Forbidden.
     """
     reference = parse_reference(raw_reference)
     ratelimits.check_lookup_budget(caller)
     try:
         try:
-            receipt = Receipt.objects.by_reference(reference, with_merchant=True)
+            receipt = Receipt.objects.by_reference(reference)
         except Receipt.DoesNotExist:
             raise NotFound(RECEIPT_NOT_FOUND) from None
+        receipt.merchant = _merchant(caller, receipt.merchant_id)
         _authorize_receipt(caller, receipt)
     except (NotFound, Unauthorized, Forbidden):
         ratelimits.record_failed_lookup(caller)
         raise
     return receipt
+
+
+def _merchant(caller: Caller, merchant_id: int) -> Merchant:
+    if caller.key is not None and caller.key.merchant_id == merchant_id:
+        return caller.key.merchant  # read with the key, under the same version
+    return merchantcache.merchant(merchant_id, caller.version)
 
 
 def may_see_contact(caller: Caller, receipt: Receipt) -> bool:

@@ -14,13 +14,12 @@ if TYPE_CHECKING:
 
 
 class ReceiptManager(models.Manager):
-    def by_reference(self, reference: Reference, *, with_merchant: bool = False) -> Receipt:
-        """Return the receipt a token or short code names (with its merchant, joined, if
-        ``with_merchant``); one indexed query.
+    def by_reference(self, reference: Reference) -> Receipt:
+        """Return the receipt a token or short code names; one indexed query.
 
         Raises Receipt.DoesNotExist.
         """
-        return get_by(self.model, reference.field, reference.value, related=("merchant",) if with_merchant else ())
+        return get_by(self.model, reference.field, reference.value)
 
 
 class Receipt(models.Model):

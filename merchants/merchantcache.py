@@ -1,0 +1,40 @@
+"""Merchants remembered by each process, under the shared version of merchants.keycache.
+
+Every getReceipt needs the receipt's merchant (does it require a key?), and reading it
+with each receipt costs a join and an object per call. Any saved or deleted merchant
+replaces the shared version, which every procedure call reads when it is admitted
+(merchants.access.admit); a merchant remembered under the version a call read is as
+current as one read from the database. If the shared cache cannot say (no version),
+the merchant is read from the database. As for keys, nothing is remembered longer than
+keycache.MAX_AGE.
+"""
+
+import time
+
+from merchants import keycache
+from merchants.models import Merchant
+
+MAX_MERCHANTS = 10_000
+
+# merchant id -> (the Merchant, the version it was read under, when it was read).
+_remembered: dict[int, tuple[Merchant, object, float]] = {}
+
+
+def merchant(merchant_id: int, version: object) -> Merchant:
+    """Return the merchant ``merchant_id``, remembered if it was read under ``version``
+    (the one the call read before), else read now and remembered under it."""
+    entry = _remembered.get(merchant_id)
+    now = time.monotonic()
+    if version is not None and entry is not None and entry[1] == version and now - entry[2] <= keycache.MAX_AGE:
+        return entry[0]
+    found = Merchant.objects.get(pk=merchant_id)
+    if version is not None:
+        if len(_remembered) >= MAX_MERCHANTS:
+            _remembered.clear()
+        _remembered[merchant_id] = (found, version, now)
+    return found
+
+
+def forget() -> None:
+    """Forget every remembered merchant (tests)."""
+    _remembered.clear()

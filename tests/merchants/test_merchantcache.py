@@ -1,0 +1,77 @@
+"""Each process remembers the merchants of the receipts it serves (merchants.merchantcache),
+under the same shared version as API keys: a changed merchant is read again at once."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from merchants import merchantcache
+from tests.helpers import bearer, error_envelope
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memory():
+    merchantcache.forget()
+    yield
+    merchantcache.forget()
+
+
+@pytest.fixture
+def stored(receipt_factory):
+    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
+
+
+def _get(api, **headers):
+    return api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})}, headers=headers)
+
+
+def _merchant_queries(queries) -> list[str]:
+    return [query["sql"] for query in queries if 'FROM "merchants_merchant"' in query["sql"]]
+
+
+def test_a_remembered_merchant_costs_no_query(api, stored):
+    assert _get(api).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        response = _get(api)
+    assert response.status_code == 200
+    assert response.json()["result"]["data"]["merchant_name"] == "Mama Put Kitchen"
+    assert _merchant_queries(queries) == []
+    assert len(queries) == 1  # the receipt, nothing else
+
+
+def test_a_merchant_that_now_requires_a_key_is_obeyed_at_the_next_call(api, stored, merchant):
+    assert _get(api).status_code == 200
+    merchant.require_api_key = True
+    merchant.save()
+    response = _get(api)
+    assert response.status_code == 401
+    assert response.json() == error_envelope(401, "UNAUTHORIZED", "API key required for this merchant", "getReceipt")
+
+
+def test_another_merchant_saved_makes_it_read_again(api, stored, other_merchant):
+    assert _get(api).status_code == 200
+    other_merchant.name = "Renamed"
+    other_merchant.save()
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api).status_code == 200
+    assert len(_merchant_queries(queries)) == 1
+
+
+def test_a_merchant_is_not_remembered_for_longer_than_max_age(api, stored, monkeypatch):
+    assert _get(api).status_code == 200
+    monkeypatch.setattr(merchantcache.keycache, "MAX_AGE", -1.0)
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api).status_code == 200
+    assert len(_merchant_queries(queries)) == 1
+
+
+def test_a_key_brings_its_own_merchant(api, stored, live_key):
+    assert _get(api, **bearer(live_key)).status_code == 200  # the key is read, then remembered
+    assert _get(api, **bearer(live_key)).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(api, **bearer(live_key)).status_code == 200
+    assert len(queries) == 1  # the receipt: the merchant came with the key
