@@ -2,8 +2,10 @@
 it, call the receipts app, return data; errors are raised and turned into envelopes by
 the router, which has already authenticated the caller and counted the call."""
 
+from functools import partial
+
 from agentapi.registry import Call, mutation, query
-from merchants.access import authorize_merchant, authorize_merchant_id, may_see_contact, receipt_for
+from merchants.access import authorize_merchant, authorize_merchant_id, may_see_contact, receipt_for, sale_merchant
 from receco.errors import InvalidInput
 from receipts.contacts import attach_contact, clean_contact
 from receipts.creation import create_receipt, merchant_for_sale
@@ -33,7 +35,7 @@ def get_receipt(call: Call) -> dict:
 def create_receipt_from_pos(call: Call) -> dict:
     sale = validate_sale(call.input)
     authorize_merchant_id(call.caller, sale["merchant_string_id"])
-    merchant = merchant_for_sale(sale)
+    merchant = merchant_for_sale(sale, find=partial(sale_merchant, call.caller))
     authorize_merchant(call.caller, merchant)
     receipt, _ = create_receipt(merchant, sale, livemode=call.caller.livemode)
     return {

@@ -127,6 +127,14 @@ def receipt_for(caller: Caller, raw_reference: object) -> Receipt:
     return receipt
 
 
+def sale_merchant(caller: Caller, string_id: str, display_name: str | None) -> Merchant:
+    """The merchant a sale names (``Merchant.objects.for_sale``): the key's own, or one
+    this process remembers while it has not changed. Raises Merchant.DoesNotExist."""
+    if caller.key is not None and caller.key.merchant.string_id == string_id:
+        return caller.key.merchant  # read with the key, under the same version
+    return merchantcache.for_sale(string_id, display_name, caller.version)
+
+
 def _merchant(caller: Caller, merchant_id: int) -> Merchant:
     if caller.key is not None and caller.key.merchant_id == merchant_id:
         return caller.key.merchant  # read with the key, under the same version

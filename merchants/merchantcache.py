@@ -1,7 +1,7 @@
 """Merchants remembered by each process, under the shared version of merchants.keycache.
 
-Every getReceipt needs the receipt's merchant (does it require a key?), and reading it
-with each receipt costs a join and an object per call. Any saved or deleted merchant
+Every getReceipt needs the receipt's merchant (does it require a key?) and every
+createReceiptFromPOS the sale's; reading them costs a query or a join per call. Any saved or deleted merchant
 replaces the shared version, which every procedure call reads when it is admitted
 (merchants.access.admit); a merchant remembered under the version a call read is as
 current as one read from the database. If the shared cache cannot say (no version),
@@ -10,28 +10,40 @@ keycache.MAX_AGE.
 """
 
 import time
+from collections.abc import Callable
 
 from merchants import keycache
 from merchants.models import Merchant
 
 MAX_MERCHANTS = 10_000
 
-# merchant id -> (the Merchant, the version it was read under, when it was read).
-_remembered: dict[int, tuple[Merchant, object, float]] = {}
+# (field, value) -> (the Merchant, the version it was read under, when it was read).
+_remembered: dict[tuple[str, object], tuple[Merchant, object, float]] = {}
 
 
 def merchant(merchant_id: int, version: object) -> Merchant:
     """Return the merchant ``merchant_id``, remembered if it was read under ``version``
     (the one the call read before), else read now and remembered under it."""
-    entry = _remembered.get(merchant_id)
+    return _recall(("pk", merchant_id), version, lambda: Merchant.objects.get(pk=merchant_id))
+
+
+def for_sale(string_id: str, display_name: str | None, version: object) -> Merchant:
+    """``Merchant.objects.for_sale(string_id, display_name)``, remembered as ``merchant`` is.
+
+    Raises Merchant.DoesNotExist (never remembered)."""
+    return _recall(("string_id", string_id), version, lambda: Merchant.objects.for_sale(string_id, display_name))
+
+
+def _recall(name: tuple[str, object], version: object, read: Callable[[], Merchant]) -> Merchant:
+    entry = _remembered.get(name)
     now = time.monotonic()
     if version is not None and entry is not None and entry[1] == version and now - entry[2] <= keycache.MAX_AGE:
         return entry[0]
-    found = Merchant.objects.get(pk=merchant_id)
+    found = read()
     if version is not None:
         if len(_remembered) >= MAX_MERCHANTS:
             _remembered.clear()
-        _remembered[merchant_id] = (found, version, now)
+        _remembered[name] = (found, version, now)
     return found
 
 

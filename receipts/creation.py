@@ -1,5 +1,6 @@
 """Recording a sale as a receipt: merchant resolution, idempotency, short-code collisions."""
 
+from collections.abc import Callable
 from contextlib import nullcontext
 
 from django.db import IntegrityError, transaction
@@ -23,13 +24,16 @@ MERCHANT_SUSPENDED = "Merchant account is suspended"
 TOKEN_CONFLICT = "Token already used for a different receipt"
 
 
-def merchant_for_sale(sale: dict) -> Merchant:
-    """Return the active merchant a validated sale names (``test-`` ones are created on first use).
+def merchant_for_sale(sale: dict, find: Callable[[str, str | None], Merchant] | None = None) -> Merchant:
+    """Return the active merchant a validated sale names (``test-`` ones are created on
+    first use), found by ``find(string_id, display_name)``: by default
+    ``Merchant.objects.for_sale``, which a caller may have remembered.
 
     Raises NotFound for an unknown merchant and Forbidden for a suspended one.
     """
+    find = find or Merchant.objects.for_sale
     try:
-        merchant = Merchant.objects.for_sale(sale["merchant_string_id"], sale["merchant_name"])
+        merchant = find(sale["merchant_string_id"], sale["merchant_name"])
     except Merchant.DoesNotExist:
         raise NotFound(MERCHANT_NOT_FOUND) from None
     if merchant.is_suspended:

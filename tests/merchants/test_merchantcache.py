@@ -75,3 +75,40 @@ def test_a_key_brings_its_own_merchant(api, stored, live_key):
     with CaptureQueriesContext(connection) as queries:
         assert _get(api, **bearer(live_key)).status_code == 200
     assert len(queries) == 1  # the receipt: the merchant came with the key
+
+
+def _create(api, sale, token, **headers):
+    return api.post("createReceiptFromPOS", {**sale, "token": token, "short_code": None}, **headers)
+
+
+def test_a_sale_finds_its_remembered_merchant_without_a_query(api, sale):
+    assert _create(api, sale, "rcpt_first0001_aaaaaa")[0] == 200
+    with CaptureQueriesContext(connection) as queries:
+        status, body = _create(api, sale, "rcpt_second001_aaaaaa")
+    assert status == 200, body
+    assert _merchant_queries(queries) == []
+
+
+def test_a_suspended_merchant_stops_the_next_sale(api, sale, merchant):
+    assert _create(api, sale, "rcpt_first0001_aaaaaa")[0] == 200
+    merchant.set_suspended(True)
+    status, body = _create(api, sale, "rcpt_second001_aaaaaa")
+    assert status == 403
+    assert body == error_envelope(403, "FORBIDDEN", "Merchant account is suspended", "createReceiptFromPOS")
+
+
+def test_a_test_merchant_made_by_a_sale_is_remembered(api, sale):
+    test_sale = {**sale, "merchant_string_id": "test-kiosk", "merchant_name": "Kiosk"}
+    assert _create(api, test_sale, "rcpt_first0001_aaaaaa")[0] == 200
+    assert _create(api, test_sale, "rcpt_second001_aaaaaa")[0] == 200  # now under the version it changed
+    with CaptureQueriesContext(connection) as queries:
+        assert _create(api, test_sale, "rcpt_third0001_aaaaaa")[0] == 200
+    assert _merchant_queries(queries) == []
+
+
+def test_a_sale_with_a_key_uses_the_keys_merchant(api, sale, live_key):
+    assert _create(api, sale, "rcpt_first0001_aaaaaa", **bearer(live_key))[0] == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert _create(api, sale, "rcpt_second001_aaaaaa", **bearer(live_key))[0] == 200
+    assert _merchant_queries(queries) == []
+    assert not any('FROM "merchants_apikey"' in query["sql"] for query in queries)
