@@ -13,6 +13,8 @@ counted by client address. The rules:
 
 from dataclasses import dataclass, replace
 
+from django.utils import timezone
+
 from merchants import keycache, merchantcache, ratelimits, usage
 from merchants.keys import authenticate, reauthenticate
 from merchants.models import ApiKey, Merchant
@@ -47,8 +49,9 @@ def identify(authorization: str | None, ip: str) -> Caller:
     Raises Unauthorized (bad key), Forbidden (suspended merchant), or RateLimited when
     the address has sent too many requests without a usable key.
     """
+    now = timezone.now()
     try:
-        key = authenticate(authorization, remembered=keycache.recall)
+        key = authenticate(authorization, now, remembered=keycache.recall)
     except Unauthorized:
         # A failed key counts against the address like any call without a key, so keys
         # cannot be guessed faster than anonymous callers may call.
@@ -56,7 +59,7 @@ def identify(authorization: str | None, ip: str) -> Caller:
         raise
     if key is not None:
         keycache.remember(key)
-        usage.note_key_used(key)
+        usage.note_key_used(key, now)
     return Caller(ip, key)
 
 

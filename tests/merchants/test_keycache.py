@@ -2,14 +2,15 @@
 call against a version in the shared cache that any change to keys or merchants replaces."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from merchants import keycache
-from merchants.keys import revoke_key
-from tests.helpers import bearer
+from merchants.keys import LOOKUP_LENGTH, LOOKUP_START, MALFORMED_KEY, SECRET_LENGTH, _checksum, revoke_key
+from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +72,27 @@ def test_a_key_is_not_remembered_for_longer_than_max_age(api, stored, live_key, 
     with CaptureQueriesContext(connection) as queries:
         assert _get(api, live_key).status_code == 200
     assert len(_key_queries(queries)) == 1
+
+
+def _forged(issued, secret: str) -> str:
+    """A well-formed key (valid checksum) with ``issued``'s lookup id and another secret."""
+    body = issued.key[: LOOKUP_START + LOOKUP_LENGTH] + secret
+    return body + _checksum(body)
+
+
+def test_a_remembered_lookup_id_with_another_secret_is_refused_without_a_query(api, stored, live_key):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    forged = SimpleNamespace(key=_forged(live_key, "x" * SECRET_LENGTH))
+    with CaptureQueriesContext(connection) as queries:
+        response = _get(api, forged)
+    assert response.status_code == 401
+    assert response.json() == error_envelope(401, "UNAUTHORIZED", "Invalid API key", "getReceipt")
+    assert _key_queries(queries) == []
+
+
+def test_a_remembered_key_with_a_broken_checksum_is_still_malformed(api, stored, live_key):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    broken = SimpleNamespace(key=live_key.key[:-1] + ("A" if live_key.key[-1] != "A" else "B"))
+    response = _get(api, broken)
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == MALFORMED_KEY
