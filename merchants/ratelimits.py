@@ -16,6 +16,7 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.cache import caches
@@ -62,15 +63,13 @@ class Policy:
         return f"{self.limit} per {per}"
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(NamedTuple):  # made for every call with a live key: a tuple is cheapest
     policy: Policy
     remaining: int
     reset: int  # seconds until the window ends
 
 
-@dataclass(frozen=True)
-class RateState:
+class RateState(NamedTuple):
     """Where a caller stands against each of its policies after a call."""
 
     quotas: tuple[Quota, ...]
@@ -79,13 +78,14 @@ class RateState:
         """RateLimit-Policy and RateLimit as in draft-ietf-httpapi-ratelimit-headers."""
         states = (f'"{q.policy.name}";r={q.remaining};t={q.reset}' for q in self.quotas)
         return {
-            "RateLimit-Policy": _policy_header(tuple(q.policy for q in self.quotas)),
+            "RateLimit-Policy": _policy_header(tuple(q.policy.rate for q in self.quotas)),
             "RateLimit": ", ".join(states),
         }
 
 
 @functools.lru_cache(maxsize=64)  # the same for every response to a key
-def _policy_header(policies: tuple[Policy, ...]) -> str:
+def _policy_header(rates: tuple[str, ...]) -> str:
+    policies = [Policy.parse(rate) for rate in rates]
     return ", ".join(f'"{policy.name}";q={policy.limit};w={policy.window}' for policy in policies)
 
 
@@ -223,9 +223,9 @@ def ratelimit_key(group: str, window: int, policy: Policy, identity: str) -> str
 
 
 @functools.lru_cache(maxsize=4096)  # a counter is named anew once per window
-def _counter_name(cache, group: str, window: int, policy: Policy, identity: str) -> str:
+def _counter_name(cache, group: str, window: int, rate: str, identity: str) -> str:
     """The name in ``cache`` of a counter: ratelimit_key, made into the cache's key."""
-    return cache.make_key(ratelimit_key(group, window, policy, identity))
+    return cache.make_key(ratelimit_key(group, window, Policy.parse(rate), identity))
 
 
 def _redis_usages(redis: sharedcache.HeldConnection, counters, extra, token) -> tuple[list[dict], object]:
@@ -235,7 +235,7 @@ def _redis_usages(redis: sharedcache.HeldConnection, counters, extra, token) -> 
     keys, args, windows = [], [str(len(counters) + len(extra))], []
     for group, identity, policy, increment in counters:
         window = ratelimit_core._get_window(identity, policy.window)
-        keys.append(_counter_name(cache, group, window, policy, identity))
+        keys.append(_counter_name(cache, group, window, policy.rate, identity))
         args += [str(policy.window + ratelimit_core.EXPIRATION_FUDGE), "1" if increment else "0"]
         windows.append(window)
     for name, timeout in extra:
