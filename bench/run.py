@@ -120,7 +120,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--receipts", type=int, action="append", help="receipts in the table (repeatable)")
     parser.add_argument("--duration", type=float, default=10, help="seconds measured per scenario")
     parser.add_argument("--warmup", type=float, default=2, help="seconds of load before each measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="measurements per scenario, taken in turns; medians kept")
+    parser.add_argument("--rounds", type=int, default=5, help="measurements per scenario, taken in turns; medians kept")
     parser.add_argument("--connections", type=int, default=8, help="concurrent keep-alive connections")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (project and reference alike)")
     parser.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
@@ -510,14 +510,16 @@ def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Var
     round, and the median of the ratios each round gives (to the reference, and for keys
     to anonymous calls).
 
-    Taking turns spreads any disturbance from other processes on the machine over all of
-    them, rather than over whichever happened to run at the time.
+    Taking turns, in an order that rotates from round to round, spreads any disturbance
+    from other processes on the machine over all of them, rather than over whichever
+    happened to run at the time.
     """
     targets = [("reference", urls["reference"], None)]
     targets += [(variant.name, urls["project"], variant) for variant in variants if not variant.unavailable]
     rounds: dict[str, list[Result]] = {name: [] for name, _, _ in targets}
     for index in range(args.rounds):
-        for name, url, variant in targets:
+        shift = index % len(targets)  # each round starts with another: no one always runs first or last
+        for name, url, variant in targets[shift:] + targets[:shift]:
             auth = _authorization(variant, scenario)
             if index == 0:
                 _check_answer(url, scenario, auth)
