@@ -1,12 +1,15 @@
 """Merchants remembered by each process, under the shared version of merchants.keycache.
 
 Every getReceipt needs the receipt's merchant (does it require a key?) and every
-createReceiptFromPOS the sale's; reading them costs a query or a join per call. Any saved or deleted merchant
-replaces the shared version, which every procedure call reads when it is admitted
-(merchants.access.admit); a merchant remembered under the version a call read is as
-current as one read from the database. If the shared cache cannot say (no version),
-the merchant is read from the database. As for keys, nothing is remembered longer than
-keycache.MAX_AGE.
+createReceiptFromPOS the sale's; reading them costs a query or a join per call. Any
+saved or deleted merchant replaces the shared version, which every procedure call reads
+when it is admitted (merchants.access.admit); a merchant remembered under the version a
+call read is as current as one read from the database. If the shared cache cannot say
+(no version), the merchant is read from the database. As for keys, nothing is
+remembered longer than keycache.MAX_AGE.
+
+The Merchant objects are shared by the requests a process serves: read them, never
+change them.
 """
 
 import time
