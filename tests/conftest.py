@@ -101,6 +101,12 @@ def receipt_factory(merchant, sale):
     return make
 
 
+@pytest.fixture
+def stored(receipt_factory):
+    """A stored receipt of ``merchant``, looked up as STORE1 or rcpt_stored01_aaaaaa."""
+    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
+
+
 # --- Merchants, API keys and rate limits (issue 3) ---
 
 
@@ -125,13 +131,19 @@ def _clear_test_cache():
 
 @pytest.fixture(autouse=True)
 def _isolated_cache():
-    from merchants import sharedcache
+    """Each test starts with an empty cache and nothing this process remembers of keys
+    and merchants (merchants.keycache, merchants.merchantcache)."""
+    from merchants import keycache, merchantcache, sharedcache
 
-    sharedcache.reset()
-    _clear_test_cache()
+    def forget():
+        sharedcache.reset()
+        keycache.forget()
+        merchantcache.forget()
+        _clear_test_cache()
+
+    forget()
     yield
-    sharedcache.reset()
-    _clear_test_cache()
+    forget()
 
 
 @pytest.fixture

@@ -35,11 +35,6 @@ CALLS = {
 }
 
 
-@pytest.fixture
-def stored(receipt_factory):
-    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
-
-
 class TestWithoutAKey:
     @pytest.mark.parametrize("path", CALLS)
     def test_every_procedure_works_without_a_key(self, api, stored, sale, path):

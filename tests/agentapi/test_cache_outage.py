@@ -31,11 +31,6 @@ def redis_down(settings):
     return port
 
 
-@pytest.fixture
-def stored(receipt_factory):
-    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
-
-
 def test_calls_without_a_key_are_answered(api, stored, redis_down, caplog):
     caplog.set_level(logging.WARNING, logger="merchants.sharedcache")
     assert [api.get("getReceipt", {"token": "STORE1"})[0] for _ in range(3)] == [200, 200, 200]

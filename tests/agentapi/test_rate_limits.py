@@ -32,11 +32,6 @@ def _get(api, reference="STORE1", ip="203.0.113.7", **headers):
     return response
 
 
-@pytest.fixture
-def stored(receipt_factory):
-    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
-
-
 class TestLiveKeys:
     def test_it_limits_a_live_key_per_minute(self, api, stored, live_key, settings):
         settings.RECECO_RATELIMIT_LIVE_KEY = ["3/m", "100/s"]

@@ -15,18 +15,6 @@ from tests.helpers import bearer, error_envelope
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_memory():
-    keycache.forget()
-    yield
-    keycache.forget()
-
-
-@pytest.fixture
-def stored(receipt_factory):
-    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
-
-
 def _get(api, issued):
     return api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})}, headers=bearer(issued))
 

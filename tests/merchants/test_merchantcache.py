@@ -13,18 +13,6 @@ from tests.helpers import bearer, error_envelope
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_memory():
-    merchantcache.forget()
-    yield
-    merchantcache.forget()
-
-
-@pytest.fixture
-def stored(receipt_factory):
-    return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
-
-
 def _get(api, **headers):
     return api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})}, headers=headers)
 
