@@ -59,10 +59,10 @@ def reset() -> None:
 def redis_client():
     """Return the Redis client of the default cache, or None when that is not Redis.
 
-    For the counters of every request, which send their commands in one pipeline rather
-    than through the cache API. Django's cache makes a new client object for each
-    command, which costs more than the command itself; this one is made once per cache
-    object (one per thread) and shares its connection pool.
+    For commands the cache API does not offer (merchants.keycache stores its version as
+    plain text), and for the pool a HeldConnection draws from. Django's cache makes a new
+    client object for each command; this one is made once per cache object (one per
+    thread) and shares its connection pool.
     """
     backend = caches["default"]
     if not isinstance(backend, RedisCache):
