@@ -9,7 +9,6 @@
 import functools
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from time import time as epoch_time
 
 from django.core.cache import cache
 from django.db import transaction
@@ -23,9 +22,9 @@ from merchants.models import ApiKey, KeyUsage, Merchant
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 # Counters are kept this many days, so a flush that did not run for a while loses nothing.
 COUNTER_DAYS = 7
-EPOCH = date(1970, 1, 1)
 
 
+@functools.lru_cache(maxsize=1024)  # named for every call with a key: made once a day per key
 def _counter(key_id: int, day: date) -> str:
     return f"usage:key:{key_id}:{day.isoformat()}"
 
@@ -54,14 +53,7 @@ def count_call(api_key: ApiKey, now: datetime | None = None) -> None:
 def call_counter(api_key: ApiKey, now: datetime | None = None) -> tuple[str, int]:
     """The cache counter a call with ``api_key`` adds one to, and its time to live, for
     callers that count it together with other counters (merchants.access.admit)."""
-    if now is None:  # every call with a key: the name is made once a day
-        return _counter_of_day(api_key.pk, int(epoch_time() // 86400)), COUNTER_DAYS * 86400
-    return _counter(api_key.pk, _today(now)), COUNTER_DAYS * 86400
-
-
-@functools.lru_cache(maxsize=1024)
-def _counter_of_day(key_id: int, days_since_epoch: int) -> str:
-    return _counter(key_id, EPOCH + timedelta(days=days_since_epoch))
+    return _counter(api_key.pk, _today(now or timezone.now())), COUNTER_DAYS * 86400
 
 
 def _counter_names(key_ids, days) -> dict[str, tuple[int, date]]:
