@@ -12,7 +12,13 @@ HTTP_STATUS = {
     "PAYLOAD_TOO_LARGE": 413,
     "TOO_MANY_REQUESTS": 429,
     "INTERNAL_SERVER_ERROR": 500,
+    "SERVICE_UNAVAILABLE": 503,
 }
+
+# A database that cannot be reached or did not answer in time: the call may work again
+# in a moment, so it is 503 with this Retry-After rather than a 500.
+DATABASE_UNAVAILABLE = "The database is not answering; try again in a few seconds"
+DATABASE_RETRY_AFTER = 5
 
 _DOMAIN_CODES = {
     errors.InvalidInput: "INVALID_INPUT",
@@ -37,6 +43,10 @@ class ProcedureError(Exception):
     @property
     def http_status(self) -> int:
         return HTTP_STATUS[self.code]
+
+    @classmethod
+    def database_unavailable(cls) -> "ProcedureError":
+        return cls("SERVICE_UNAVAILABLE", DATABASE_UNAVAILABLE, DATABASE_RETRY_AFTER)
 
     @classmethod
     def from_domain(cls, exc: errors.ReceiptError) -> "ProcedureError":

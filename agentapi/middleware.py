@@ -20,7 +20,9 @@ class ApiShortcutMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = request.path_info
         if not path.startswith(API_PREFIX):
-            return self.get_response(request)
+            if path != API_PREFIX[:-1]:
+                return self.get_response(request)
+            path = API_PREFIX  # /api/trpc, no procedure named: the envelope, not a redirect
         request.get_host()  # DisallowedHost becomes the 400 envelope (agentapi.handlers)
         response = trpc(request, path[len(API_PREFIX) :])
         if not response.has_header("Content-Length"):

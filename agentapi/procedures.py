@@ -7,8 +7,9 @@ from functools import partial
 from agentapi.registry import Call, mutation, query
 from merchants.access import authorize_merchant, authorize_merchant_id, may_see_contact, receipt_for, sale_merchant
 from receco.errors import InvalidInput
-from receipts.contacts import attach_contact, clean_contact
+from receipts.contacts import clean_contact
 from receipts.creation import create_receipt, merchant_for_sale
+from receipts.deliveries import attach_contact
 from receipts.representation import receipt_data
 from receipts.validation import validate_sale
 
@@ -37,13 +38,13 @@ def create_receipt_from_pos(call: Call) -> dict:
     authorize_merchant_id(call.caller, sale["merchant_string_id"])
     merchant = merchant_for_sale(sale, find=partial(sale_merchant, call.caller))
     authorize_merchant(call.caller, merchant)
-    receipt, _ = create_receipt(merchant, sale, livemode=call.caller.livemode)
-    return {
-        "id": receipt.pk,
-        "token": receipt.token,
-        "short_code": receipt.short_code,
-        "receipt_url": receipt.public_url,
-    }
+    created = create_receipt(merchant, sale, livemode=call.caller.livemode, keyed=call.caller.key is not None)
+    receipt = created.receipt
+    data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
+    data["receipt_url"] = receipt.public_url
+    if created.deliveries:  # what became of the contact the sale carried: sent, or refused by a limit
+        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    return data
 
 
 @mutation("updateReceiptContact")
@@ -52,5 +53,6 @@ def update_receipt_contact(call: Call) -> dict:
     token = _token(values)
     email, phone = clean_contact(values.get("email"), values.get("phone"))
     receipt = receipt_for(call.caller, token)
-    attach_contact(receipt, email, phone)
-    return {"success": True}
+    # receipt_for let a key through only if it is the receipt's merchant's own.
+    planned = attach_contact(receipt, email, phone, keyed=call.caller.key is not None)
+    return {"success": True, "deliveries": [entry.as_data() for entry in planned]}

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -27,6 +28,10 @@ logger = logging.getLogger(__name__)
 
 _MISSING = object()
 API_PREFIX = "/api/trpc/"
+# The most calls one batch may hold, over GET and POST alike. A GET batch of this many
+# getReceipt calls with the longest tokens is a request line of about 5.8 KB, within
+# gunicorn's limit_request_line of 8190 (gunicorn.conf.py) and common proxies' 8 KB.
+MAX_BATCH_CALLS = 50
 
 
 class Outcome(NamedTuple):
@@ -40,6 +45,9 @@ class Outcome(NamedTuple):
 def trpc(request: HttpRequest, path: str) -> HttpResponse:
     names = path.split(",")
     batch = request.GET.get("batch") in ("1", "true")
+    if len(names) > MAX_BATCH_CALLS:
+        message = f"A batch may hold at most {MAX_BATCH_CALLS} calls, not {len(names)}"
+        return respond_error(ProcedureError("INVALID_INPUT", message), None)
     caller = _identify(request)
     try:
         inputs = _read_inputs(request, batch, len(names))
@@ -62,6 +70,9 @@ def _identify(request: HttpRequest) -> Caller | ReceiptError | ProcedureError:
         return identify(request.META.get("HTTP_AUTHORIZATION"), client_ip(request))
     except ReceiptError as exc:
         return exc
+    except (OperationalError, InterfaceError):
+        logger.warning("Database unavailable while authenticating", exc_info=True)
+        return ProcedureError.database_unavailable()
     except Exception as exc:
         logger.exception("Unexpected error while authenticating")
         detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""
@@ -92,12 +103,22 @@ def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
 def _read_body(request: HttpRequest) -> str:
     limit = settings.RECECO_MAX_BODY_BYTES
     too_large = ProcedureError("PAYLOAD_TOO_LARGE", f"Request body is larger than the limit of {limit} bytes")
-    try:
-        if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
+    if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+        # No Content-Length: Django reads such a body as empty. The server (gunicorn)
+        # decodes the chunks as they are read; read one byte past the limit to see it passed.
+        try:
+            body = request.META["wsgi.input"].read(limit + 1)
+        except Exception:  # the server's own error for a malformed chunk or a dropped connection
+            raise ProcedureError("INVALID_INPUT", "The chunked request body is malformed or incomplete") from None
+        if len(body) > limit:
             raise too_large
-        body = request.body
-    except (RequestDataTooBig, ValueError):
-        raise too_large from None
+    else:
+        try:
+            if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
+                raise too_large
+            body = request.body
+        except (RequestDataTooBig, ValueError):
+            raise too_large from None
     try:
         return body.decode()
     except UnicodeDecodeError:
@@ -131,6 +152,9 @@ def _run(request: HttpRequest, caller: Caller | ReceiptError | ProcedureError, n
         error = ProcedureError.from_domain(exc)
     except ProcedureError as exc:
         error = exc
+    except (OperationalError, InterfaceError):
+        logger.warning("Database unavailable in procedure %s", name, exc_info=True)
+        error = ProcedureError.database_unavailable()
     except Exception as exc:
         logger.exception("Unexpected error in procedure %s", name)
         detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""

@@ -10,3 +10,5 @@ timeout = 30
 keepalive = 5
 accesslog = None
 loglevel = "warning"
+# Two servers run at once (project and reference): no control socket for them to share.
+control_socket_disable = True

@@ -1,14 +1,22 @@
-"""Who may do what through the API (CONTRACT.md, "Merchants, keys and who may do what").
+"""Who may do what through the API (README, "Merchants, API keys and the admin").
 
 A Caller is whoever sent a request: an API key (with its merchant), or nobody known,
 counted by client address. The rules:
 
-- No key is fine, unless the merchant concerned has switched on "require API key" (401).
-- A key acts only for its own merchant: creating, reading or updating another
-  merchant's receipts is 403. A suspended merchant's key is 403 for everything.
+- Creating a merchant's receipts needs that merchant's key when the merchant requires
+  one (401 without; every registered merchant does unless its owner switched it off).
+  Reading a receipt by its token or short code, and attaching a contact to it, need no
+  key: customers do both.
+- A key acts only for its own merchant: creating another merchant's receipts is 403;
+  another merchant's receipt is "not found" to it, as to anyone who names a receipt
+  that does not exist. A suspended merchant's key is 403 for everything.
 - Test keys make test receipts and reach only test receipts; live keys reach all of
   their merchant's receipts.
 - Contact data is shown in full only to the owning merchant's key.
+- Short codes can be guessed, so short codes that find nothing count against the
+  client address (never against a key, which anyone may bring several of); too many
+  and that address's short-code look-ups answer 429 for a while. Tokens, which the QR
+  codes hold, cannot be guessed and are never refused.
 """
 
 from dataclasses import dataclass, replace
@@ -92,7 +100,8 @@ def authorize_merchant_id(caller: Caller, string_id: str) -> None:
 
 
 def authorize_merchant(caller: Caller, merchant: Merchant) -> None:
-    """Raise Forbidden for another merchant's key, Unauthorized when a required key is missing."""
+    """Whether ``caller`` may create receipts of ``merchant``: raise Forbidden for another
+    merchant's key, Unauthorized when the merchant requires a key and none was sent."""
     if caller.key is None:
         if merchant.require_api_key:
             raise Unauthorized(KEY_REQUIRED)
@@ -100,48 +109,47 @@ def authorize_merchant(caller: Caller, merchant: Merchant) -> None:
         raise Forbidden(OTHER_MERCHANTS_KEY)
 
 
-def _authorize_receipt(caller: Caller, receipt: Receipt) -> None:
-    authorize_merchant(caller, receipt.merchant)
-    if caller.key is not None and not caller.key.is_live and receipt.livemode:
-        raise Forbidden(TEST_KEY_ON_LIVE_RECEIPT)
-
-
 def receipt_for(caller: Caller, raw_reference: object) -> Receipt:
     """Return the receipt a token or short code names, if ``caller`` may have it.
 
-    One indexed query: the receipt's merchant is the key's own, or one this process
-    remembers (merchants.merchantcache) while it has not changed. A reference that gives
-    the caller nothing (no such receipt, or not theirs) counts as a failed look-up; too
-    many of them raise RateLimited. Raises InvalidInput, NotFound, Unauthorized or
-    Forbidden.
+    One indexed query: who may read a receipt does not depend on its merchant's record.
+    Another merchant's receipt is NotFound to a key, exactly like a receipt that does
+    not exist. A short
+    code that gives the caller nothing counts against its address; too many of them
+    raise RateLimited. Raises InvalidInput, NotFound, Forbidden (a test key naming a
+    live receipt) or RateLimited.
     """
     reference = parse_reference(raw_reference)
-    ratelimits.check_lookup_budget(caller)
+    if reference.is_short_code:
+        ratelimits.check_lookup_budget(caller)
     try:
         try:
             receipt = Receipt.objects.by_reference(reference)
         except Receipt.DoesNotExist:
             raise NotFound(RECEIPT_NOT_FOUND) from None
-        receipt.merchant = _merchant(caller, receipt.merchant_id)
-        _authorize_receipt(caller, receipt)
-    except (NotFound, Unauthorized, Forbidden):
-        ratelimits.record_failed_lookup(caller)
+        if caller.key is not None and caller.key.merchant_id != receipt.merchant_id:
+            raise NotFound(RECEIPT_NOT_FOUND)
+    except NotFound:
+        if reference.is_short_code:
+            ratelimits.record_failed_lookup(caller)
         raise
+    if caller.key is not None and not caller.key.is_live and receipt.livemode:
+        raise Forbidden(TEST_KEY_ON_LIVE_RECEIPT)
     return receipt
 
 
 def sale_merchant(caller: Caller, string_id: str, display_name: str | None) -> Merchant:
     """The merchant a sale names (``Merchant.objects.for_sale``): the key's own, or one
-    this process remembers while it has not changed. Raises Merchant.DoesNotExist."""
+    this process remembers while it has not changed. A ``test-`` merchant the sale would
+    create is counted against the caller's address (RECECO_RATELIMIT_TEST_MERCHANTS).
+
+    Raises Merchant.DoesNotExist, or RateLimited when the address made too many."""
     if caller.key is not None and caller.key.merchant.string_id == string_id:
         return caller.key.merchant  # read with the key, under the same version
-    return merchantcache.for_sale(string_id, display_name, caller.version)
-
-
-def _merchant(caller: Caller, merchant_id: int) -> Merchant:
-    if caller.key is not None and caller.key.merchant_id == merchant_id:
-        return caller.key.merchant  # read with the key, under the same version
-    return merchantcache.merchant(merchant_id, caller.version)
+    merchant = merchantcache.for_sale(string_id, display_name, caller.version)
+    if merchant.pk is None:
+        ratelimits.charge_new_test_merchant(caller.ip)
+    return merchant
 
 
 def may_see_contact(caller: Caller, receipt: Receipt) -> bool:

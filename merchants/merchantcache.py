@@ -1,10 +1,10 @@
 """Merchants remembered by each process, under the shared version of merchants.keycache.
 
-Every getReceipt needs the receipt's merchant (does it require a key?) and every
-createReceiptFromPOS the sale's; reading them costs a query or a join per call. Any
-saved or deleted merchant replaces the shared version, which every procedure call reads
-when it is admitted (merchants.access.admit); a merchant remembered under the version a
-call read is as current as one read from the database. If the shared cache cannot say
+Every createReceiptFromPOS needs the sale's merchant (does it exist, require a key, is
+it suspended?); reading it costs a query per call. Any saved or deleted merchant
+replaces the shared version, which every procedure call reads when it is admitted
+(merchants.access.admit); a merchant remembered under the version a call read is as
+current as one read from the database. If the shared cache cannot say
 (no version), the merchant is read from the database. As for keys, nothing is
 remembered longer than keycache.MAX_AGE.
 
@@ -24,14 +24,10 @@ MAX_MERCHANTS = 10_000
 _remembered: dict[tuple[str, object], tuple[Merchant, object, float]] = {}
 
 
-def merchant(merchant_id: int, version: object) -> Merchant:
-    """Return the merchant ``merchant_id``, remembered if it was read under ``version``
-    (the one the call read before), else read now and remembered under it."""
-    return _recall(("pk", merchant_id), version, lambda: Merchant.objects.get(pk=merchant_id))
-
-
 def for_sale(string_id: str, display_name: str | None, version: object) -> Merchant:
-    """``Merchant.objects.for_sale(string_id, display_name)``, remembered as ``merchant`` is.
+    """``Merchant.objects.for_sale(string_id, display_name)``, remembered under ``version``
+    (the one the call read before) and read again when that changed (a new, unsaved test
+    merchant is never remembered).
 
     Raises Merchant.DoesNotExist (never remembered)."""
     return _recall(("string_id", string_id), version, lambda: Merchant.objects.for_sale(string_id, display_name))
@@ -43,7 +39,7 @@ def _recall(name: tuple[str, object], version: object, read: Callable[[], Mercha
     if version is not None and entry is not None and entry[1] == version and now - entry[2] <= keycache.MAX_AGE:
         return entry[0]
     found = read()
-    if version is not None:
+    if version is not None and found.pk is not None:  # a new test merchant is saved with its first receipt
         if len(_remembered) >= MAX_MERCHANTS:
             _remembered.clear()
         _remembered[name] = (found, version, now)

@@ -18,7 +18,9 @@ string_id_validator = RegexValidator(
 
 class MerchantQuerySet(models.QuerySet):
     def for_sale(self, string_id: str, display_name: str | None = None) -> "Merchant":
-        """Return the merchant a POS sale names, creating ``test-`` merchants on first use.
+        """Return the merchant a POS sale names. An unknown ``test-`` id gives a new test
+        merchant that is not saved yet: it is saved with the sale's receipt, in the same
+        transaction, so a sale that fails leaves no merchant behind.
 
         Raises Merchant.DoesNotExist for any other unknown id.
         """
@@ -27,11 +29,7 @@ class MerchantQuerySet(models.QuerySet):
         except self.model.DoesNotExist:
             if not string_id.startswith(TEST_MERCHANT_PREFIX):
                 raise
-        merchant, _ = self.get_or_create(
-            string_id=string_id,
-            defaults={"name": display_name or string_id, "is_test": True},
-        )
-        return merchant
+        return self.model.new_test_merchant(string_id, display_name)
 
 
 class Merchant(models.Model):
@@ -57,8 +55,11 @@ class Merchant(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     require_api_key = models.BooleanField(
         "require API key",
-        default=False,
-        help_text="Refuse requests for this merchant that carry no API key.",
+        default=True,
+        help_text=(
+            "Only requests carrying this merchant's API key may create its receipts. Customers read their "
+            "receipts and ask for copies without a key either way."
+        ),
     )
     is_test = models.BooleanField(
         "test merchant",
@@ -76,9 +77,22 @@ class Merchant(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.string_id})"
 
+    @classmethod
+    def new_test_merchant(cls, string_id: str, display_name: str | None = None) -> "Merchant":
+        """An unsaved ``test-`` merchant as the first sale naming it makes it: anyone may
+        use it, so it requires no key, and all of its receipts are test receipts."""
+        return cls(string_id=string_id, name=display_name or string_id, is_test=True, require_api_key=False)
+
     @property
     def is_suspended(self) -> bool:
         return self.status == self.Status.SUSPENDED
+
+    @property
+    def brands_its_own_sales(self) -> bool:
+        """Whether a sale may give its own merchant name, logo and colour: only for
+        ``test-`` merchants, which belong to nobody. A registered merchant's receipts
+        carry the name, logo and colour of its record, whatever a request says."""
+        return self.string_id.startswith(TEST_MERCHANT_PREFIX)
 
     def set_suspended(self, suspended: bool) -> bool:
         """Suspend (or reactivate) the merchant; return whether anything changed.

@@ -3,8 +3,11 @@
 - Live keys: RECECO_RATELIMIT_LIVE_KEY per key (1000 a minute and 100 a second).
 - Test keys: not limited.
 - Callers without a key: RECECO_RATELIMIT_ANONYMOUS per client address.
-- Failed look-ups (a token or short code that names no receipt the caller may have):
-  RECECO_RATELIMIT_FAILED_LOOKUPS per key or address, so short codes cannot be enumerated.
+- Failed look-ups (a short code that names no receipt the caller may have):
+  RECECO_RATELIMIT_FAILED_LOOKUPS per client address, so short codes cannot be
+  enumerated; per address whatever keys are sent, so several keys do not multiply it.
+- New ``test-`` merchants, which a sale creates on first use without any key:
+  RECECO_RATELIMIT_TEST_MERCHANTS per client address.
 
 django-ratelimit counts in the shared cache (Redis in production), so the limits hold
 across every process and machine. If the cache is down the limits fail open.
@@ -306,7 +309,7 @@ def charge_call(
 
 
 def _lookup_identity(caller) -> str:
-    return f"key:{caller.key.lookup_id}" if caller.key is not None else f"ip:{caller.ip}"
+    return f"ip:{caller.ip}"
 
 
 def check_lookup_budget(caller) -> None:
@@ -326,3 +329,16 @@ def check_lookup_budget(caller) -> None:
 def record_failed_lookup(caller) -> None:
     policy = Policy.parse(settings.RECECO_RATELIMIT_FAILED_LOOKUPS)
     _usage("receco.failed-lookups", _lookup_identity(caller), policy, increment=True)
+
+
+def charge_new_test_merchant(ip: str) -> None:
+    """Count a ``test-`` merchant about to be created for a sale from ``ip``; raise
+    RateLimited past RECECO_RATELIMIT_TEST_MERCHANTS (fails open with the cache)."""
+    policy = Policy.parse(settings.RECECO_RATELIMIT_TEST_MERCHANTS)
+    usage = _usage("receco.test-merchants", f"ip:{ip}", policy, increment=True)
+    if usage is not None and usage["should_limit"]:
+        raise RateLimited(
+            f"Too many new test merchants: at most {policy.describe()} from one address; "
+            "use a test- merchant id you have used before",
+            max(1, usage["time_left"]),
+        )

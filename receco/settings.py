@@ -7,6 +7,7 @@ DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL.
 
 import re
 import zoneinfo
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -34,7 +35,8 @@ ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1
 CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, with every URL scoped to the user's merchants.
+    "merchants.admin_config.DashboardAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -60,6 +62,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A view whose database does not answer: 503 "back in a moment", not a 500.
+    "receco.unavailable.DatabaseUnavailableMiddleware",
+    # Sign-in throttling (merchants.signin); last, as django-axes asks.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "receco.urls"
@@ -84,6 +90,7 @@ TEMPLATES = [
 # Persistent connections with health checks: a PostgreSQL restart costs only the
 # requests in flight, the next request of each worker reconnects.
 _database_url = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+DATABASE_STATEMENT_TIMEOUT = envint("DATABASE_STATEMENT_TIMEOUT", 10)  # seconds; PostgreSQL only
 try:
     _database = dj_database_url.parse(
         _database_url,
@@ -109,6 +116,13 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # connection runs often (getReceipt's, the key look-up's): PostgreSQL then skips
     # parsing and planning them, which cost more than running them.
     _database["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # A database that stalls fails requests fast (503) and leaves the workers free: a
+    # connection attempt gives up after DATABASE_CONNECT_TIMEOUT, a statement after
+    # DATABASE_STATEMENT_TIMEOUT (0: never), ended by the server or, if it does not
+    # answer at all, cut off by the client (receco/postgresql). migrate is not limited.
+    _database["OPTIONS"]["connect_timeout"] = envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+    if DATABASE_STATEMENT_TIMEOUT:
+        _database["OPTIONS"]["options"] = f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT * 1000}"
 else:
     raise ImproperlyConfigured("DATABASE_URL must be a sqlite:// or postgres:// URL")
 DATABASES = {"default": _database}
@@ -132,6 +146,9 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# django-axes first: it refuses a locked-out user name and address before any password check.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -242,6 +259,14 @@ RECECO_SINK_EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
 RECECO_SINK_SMS_BACKEND = "receipts.sms.DummyBackend"
 # A failed delivery is tried this many times in all, with growing pauses in between.
 RECECO_DELIVERY_MAX_ATTEMPTS = envint("RECECO_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
+# Daily limits on sending (receipts.delivery_limits): per receipt; per email address or
+# phone number across all receipts; and per destination for what was asked for without
+# the merchant's API key (customers, anonymous calls).
+RECECO_DELIVERY_RECEIPT_DAILY_LIMIT = envint("RECECO_DELIVERY_RECEIPT_DAILY_LIMIT", 5, minimum=1)
+RECECO_DELIVERY_DESTINATION_DAILY_LIMIT = envint("RECECO_DELIVERY_DESTINATION_DAILY_LIMIT", 10, minimum=1)
+RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY = envint(
+    "RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY", 3, minimum=1
+)
 # Posts of the receipt page's send form per client address (unknown codes typed or opened
 # on the pages share the API's RECECO_RATELIMIT_FAILED_LOOKUPS budget).
 RECECO_CONTACT_FORM_RATE = envstr("RECECO_CONTACT_FORM_RATE", "10/h")
@@ -266,7 +291,7 @@ LOGGING = {
 }
 
 # --- Merchants, API keys and rate limits (issue 3; README "Merchants, API keys and the admin") ---
-INSTALLED_APPS += ["django_ratelimit"]
+INSTALLED_APPS += ["django_ratelimit", "axes"]
 
 # Server secret of the API key digests (HMAC-SHA256). Unset: derived from SECRET_KEY, so
 # changing DJANGO_SECRET_KEY then invalidates every API key; set this to decouple them.
@@ -288,9 +313,11 @@ def _rates(name: str, default: list[str]) -> list[str]:
 RECECO_RATELIMIT_LIVE_KEY = _rates("RECECO_RATELIMIT_LIVE_KEY", ["1000/m", "100/s"])
 # Per client address, for calls without a key (and with a key that fails).
 RECECO_RATELIMIT_ANONYMOUS = _rates("RECECO_RATELIMIT_ANONYMOUS", ["600/m"])
-# Per key or address: look-ups that find nothing (or nothing the caller may have), so
-# that short codes cannot be enumerated.
+# Per client address: short codes that find nothing (or nothing the caller may have),
+# so that short codes cannot be enumerated. Tokens are never refused.
 RECECO_RATELIMIT_FAILED_LOOKUPS = _rates("RECECO_RATELIMIT_FAILED_LOOKUPS", ["30/m"])[0]
+# Per client address: test- merchants created by a sale's first use (no key involved).
+RECECO_RATELIMIT_TEST_MERCHANTS = _rates("RECECO_RATELIMIT_TEST_MERCHANTS", ["20/h"])[0]
 # How many proxies in front append to X-Forwarded-For. 0: the client address is
 # REMOTE_ADDR and X-Forwarded-For is ignored (anyone can write it).
 RECECO_TRUSTED_PROXY_COUNT = envint("RECECO_TRUSTED_PROXY_COUNT", 0)
@@ -306,3 +333,15 @@ elif DEBUG:
     # Development runs one process, where local memory counts correctly. Without DEBUG
     # the error stands: several workers would each keep their own counters.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# --- Dashboard sign-in throttling (django-axes; merchants.signin) ---
+# A user name is locked out from one address after this many wrong passwords in a row,
+# for this long (each further try restarts the pause); a right password resets the count.
+AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT
+AXES_LOCKOUT_CALLABLE = "merchants.signin.locked_out"
+AXES_CLIENT_STR_CALLABLE = "merchants.signin.client_label"  # no user name or address in the log
+AXES_VERBOSE = False

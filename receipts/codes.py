@@ -46,14 +46,20 @@ class Reference:
     field: str
     value: str
 
+    @property
+    def is_short_code(self) -> bool:
+        """Short codes can be guessed (6 characters); tokens, which QR codes hold, cannot."""
+        return self.field == "short_code"
+
 
 def parse_reference(raw: object) -> Reference:
     """Read what a customer or POS sent as ``token``: a long token or a short code.
 
     Short codes are trimmed and uppercased (``k7p2qx `` finds ``K7P2QX``); tokens
-    are trimmed and otherwise case-sensitive. Raises InvalidInput otherwise.
+    are trimmed and otherwise case-sensitive. Both are ASCII before and after: Unicode
+    case mapping would read ``ſſſſſſ`` as ``SSSSSS``. Raises InvalidInput otherwise.
     """
-    if not isinstance(raw, str):
+    if not isinstance(raw, str) or not raw.isascii():
         raise InvalidInput(INVALID_TOKEN)
     value = raw.strip()
     if len(value) == 6 and SHORT_CODE_RE.match(value.upper()):

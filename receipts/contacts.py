@@ -1,22 +1,28 @@
-"""Customer contact data: validation, normalisation and masking."""
+"""Customer contact data: validation, normalisation and masking. Pure functions: storing
+a contact and sending the receipt there is receipts.deliveries.attach_contact."""
 
+import email_validator
 import phonenumbers
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
-from django.db import transaction
 
 from receco.errors import InvalidInput
-from receipts.models import Receipt
 
 MAX_EMAIL_LENGTH = 254
+# Top-level names kept for private networks (ICANN's .internal, and those RFC 6762
+# lists as in use on home and company networks), which email-validator's list of
+# special-use names (localhost, local, test, onion, arpa, invalid) does not cover.
+PRIVATE_TOP_LEVEL_DOMAINS = {"internal", "intranet", "private", "corp", "home", "lan", "localdomain"}
 CONTACT_REQUIRED = "Email or phone number required"
 
 
 def normalize_email(value: object) -> str:
     """Return the address trimmed, with its domain lowercased.
 
-    Raises ValueError, saying what is wrong, if it is not a valid address.
+    Only addresses at a public domain name are valid: receipts are sent there, and an
+    address such as ``a@localhost``, ``a@[127.0.0.1]`` or ``a@mail.internal`` would
+    have the service send mail inside its own network. The syntax and the domain rules
+    are email-validator's (no DNS query is made). Raises ValueError, saying what is
+    wrong, if it is not such an address.
     """
     if not isinstance(value, str):
         raise ValueError("Must be a string")
@@ -24,9 +30,11 @@ def normalize_email(value: object) -> str:
     if len(address) > MAX_EMAIL_LENGTH:
         raise ValueError(f"Must be at most {MAX_EMAIL_LENGTH} characters")
     try:
-        validate_email(address)
-    except ValidationError:
-        raise ValueError("Not a valid email address") from None
+        checked = email_validator.validate_email(address, check_deliverability=False, allow_smtputf8=False)
+    except email_validator.EmailNotValidError:
+        checked = None
+    if checked is None or checked.ascii_domain.rpartition(".")[2].lower() in PRIVATE_TOP_LEVEL_DOMAINS:
+        raise ValueError("Not a valid email address at a public domain")
     local, _, domain = address.rpartition("@")
     return f"{local}@{domain.lower()}"
 
@@ -68,6 +76,11 @@ def mask_phone(number: str | None) -> str | None:
     return f"+{country}*******{number[-2:]}"
 
 
+def mask_destination(channel: str, destination: str) -> str:
+    """A delivery's destination masked: an email address if ``channel`` is "email", else a phone number."""
+    return (mask_email(destination) if channel == "email" else mask_phone(destination)) or ""
+
+
 def clean_contact(email: object, phone: object) -> tuple[str | None, str | None]:
     """Return ``(email, phone)`` normalised, None for each one not given (null or blank).
 
@@ -89,17 +102,3 @@ def clean_contact(email: object, phone: object) -> tuple[str | None, str | None]
             except ValueError as exc:
                 raise InvalidInput(f"{field}: {exc}") from None
     return cleaned.get("email"), cleaned.get("phone")
-
-
-def attach_contact(receipt: Receipt, email: str | None, phone: str | None) -> list:
-    """Store cleaned contact data on the receipt and send the receipt there; a field given
-    as None is left as it was. Returns the deliveries queued (see receipts.deliveries)."""
-    from receipts.deliveries import schedule_deliveries  # deliveries imports this module
-
-    changes = {"customer_email": email, "customer_phone": phone}
-    changes = {field: value for field, value in changes.items() if value is not None}
-    with transaction.atomic():
-        for field, value in changes.items():
-            setattr(receipt, field, value)
-        receipt.save(update_fields=[*changes, "updated_at"])
-        return schedule_deliveries(receipt, email=email, phone=phone)

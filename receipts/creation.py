@@ -1,7 +1,11 @@
-"""Recording a sale as a receipt: merchant resolution, idempotency, short-code collisions."""
+"""Recording a sale as a receipt: merchant resolution, idempotency, short-code collisions,
+and the rule that a keyed sale always lands on its token."""
 
+import logging
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -12,22 +16,40 @@ from receco.errors import Conflict, Forbidden, NotFound
 from receco.queries import create
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
+from receipts.delivery_limits import Planned
 from receipts.models import Receipt
 from receipts.validation import sale_fingerprint
+
+logger = logging.getLogger(__name__)
 
 # Each attempt draws a fresh code from ~887 million; failing this many times in a row
 # means something other than a collision is wrong.
 _MAX_CODE_ATTEMPTS = 8
+# A receipt made without a key that holds the short code a keyed sale asks for is set
+# aside only if it was made after the sale (less this much, for tills' clocks): one made
+# before cannot be a claim on the sale's printed slip, only a chance collision.
+SHORT_CODE_CLAIM_LEEWAY = timedelta(hours=1)
 
 MERCHANT_NOT_FOUND = "Merchant not found"
 MERCHANT_SUSPENDED = "Merchant account is suspended"
 TOKEN_CONFLICT = "Token already used for a different receipt"
 
 
+@dataclass(frozen=True)
+class Created:
+    """What storing a sale came to: the receipt, whether this call created it (False for
+    an idempotent replay), and what became of the deliveries its contact asked for."""
+
+    receipt: Receipt
+    created: bool
+    deliveries: list[Planned] = field(default_factory=list)
+
+
 def merchant_for_sale(sale: dict, find: Callable[[str, str | None], Merchant] | None = None) -> Merchant:
-    """Return the active merchant a validated sale names (``test-`` ones are created on
-    first use), found by ``find(string_id, display_name)``: by default
-    ``Merchant.objects.for_sale``, which a caller may have remembered.
+    """Return the active merchant a validated sale names (an unsaved one for a new
+    ``test-`` id: ``create_receipt`` saves it with the receipt), found by
+    ``find(string_id, display_name)``: by default ``Merchant.objects.for_sale``, which a
+    caller may have remembered.
 
     Raises NotFound for an unknown merchant and Forbidden for a suspended one.
     """
@@ -41,23 +63,62 @@ def merchant_for_sale(sale: dict, find: Callable[[str, str | None], Merchant] | 
     return merchant
 
 
-def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True) -> tuple[Receipt, bool]:
-    """Store a validated sale for ``merchant``; return ``(receipt, created)``.
+def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False) -> Created:
+    """Store a validated sale for ``merchant`` (saved here if it is a new test merchant),
+    sent with the merchant's own API key or not (``keyed``).
 
     The token is the idempotency key: the same token with the same content returns the
     original receipt with ``created`` False, even when both requests race (the unique
-    constraint decides, not a read before the write). Raises Conflict when the token is
-    already used for different content. A requested short code that another receipt
-    holds is replaced by a fresh one.
+    constraint decides, not a read before the write). A requested short code that another
+    receipt holds is replaced by a fresh one. A keyed sale always gets its token, and its
+    short code when it was claimed after the sale: a receipt made without a key that holds
+    them is set aside (``_set_aside``). Raises Conflict when the token is already used for
+    different content by a keyed sale, or by anyone when this sale is not keyed. A failed
+    call writes nothing.
     """
     fingerprint = sale_fingerprint(sale)
     token = sale["token"] or new_token()
     short_code = sale["short_code"] or new_short_code()
-    fields = {
-        "merchant": merchant,
-        "merchant_name": sale["merchant_name"] or merchant.name,
-        "merchant_logo": sale["merchant_logo"] or merchant.logo_url or None,
-        "accent_color": sale["accent_color"] or merchant.accent_color or HOUSE_ACCENT_COLOR,
+    fields = _receipt_fields(merchant, sale, livemode=livemode, keyed=keyed)
+    fields["fingerprint"] = fingerprint
+    # A lone INSERT outside a transaction is atomic by itself: no BEGIN/COMMIT round
+    # trips. A new merchant and deliveries to schedule go in one transaction with it;
+    # inside a transaction already, a savepoint keeps a unique violation from breaking it.
+    contact = fields["customer_email"] or fields["customer_phone"]
+    in_transaction = transaction.get_connection().in_atomic_block
+    insert = transaction.atomic if contact or in_transaction or merchant.pk is None else nullcontext
+    for _ in range(_MAX_CODE_ATTEMPTS):
+        try:
+            with insert():
+                owner = merchant if merchant.pk is not None else _save_test_merchant(merchant)
+                receipt = create(Receipt.objects, token=token, short_code=short_code, merchant=owner, **fields)
+                # A contact given with the sale asks for the receipt, like updateReceiptContact.
+                planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)
+                return Created(receipt, True, planned)
+        except IntegrityError:
+            holder = Receipt.objects.filter(token=token).first()
+        if holder is None:  # the short code was taken, not the token
+            if not (keyed and _set_aside(_claim_on(short_code, sale), token, short_code)):
+                short_code = new_short_code()
+            continue
+        if holder.fingerprint == fingerprint and _same_merchant(holder, merchant):
+            if keyed and not holder.keyed:  # the same sale, sent before without the key
+                Receipt.objects.filter(pk=holder.pk).update(keyed=True)
+                holder.keyed = True
+            return Created(holder, False)
+        if not (keyed and _set_aside(holder, token, short_code)):
+            raise Conflict(TOKEN_CONFLICT)
+    raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
+
+
+def _receipt_fields(merchant: Merchant, sale: dict, *, livemode: bool, keyed: bool) -> dict:
+    # The merchant's name, logo and colour are its record's, unless it is a test-
+    # merchant, which belongs to nobody and shows what its sales say.
+    branded = sale if merchant.brands_its_own_sales else {}
+    return {
+        "merchant_name": branded.get("merchant_name") or merchant.name,
+        "merchant_logo": branded.get("merchant_logo") or merchant.logo_url or None,
+        "accent_color": branded.get("accent_color") or merchant.accent_color or HOUSE_ACCENT_COLOR,
         "total_amount": sale["total_amount"],
         "currency": sale["currency"],
         "transaction_date": sale["transaction_date"] or timezone.now(),
@@ -67,29 +128,67 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True) -> 
         "location": sale["location"],
         "status": sale["status"],
         "livemode": livemode and not merchant.is_test,
+        "keyed": keyed,
         "customer_email": sale["customer_email"],
         "customer_phone": sale["customer_phone"],
-        "fingerprint": fingerprint,
     }
-    # A lone INSERT outside a transaction is atomic by itself: no BEGIN/COMMIT round
-    # trips. Deliveries to schedule go in one transaction with it; inside a transaction
-    # already, a savepoint keeps a unique violation from breaking it.
-    deliveries = fields["customer_email"] or fields["customer_phone"]
-    in_transaction = transaction.get_connection().in_atomic_block
-    insert = transaction.atomic if deliveries or in_transaction else nullcontext
+
+
+def _same_merchant(receipt: Receipt, merchant: Merchant) -> bool:
+    if merchant.pk is not None:
+        return receipt.merchant_id == merchant.pk
+    # A new test merchant: the same sale, racing, may have created it meanwhile.
+    return Merchant.objects.filter(pk=receipt.merchant_id, string_id=merchant.string_id).exists()
+
+
+def _save_test_merchant(merchant: Merchant) -> Merchant:
+    # get_or_create: two first sales of the same new test- merchant may race.
+    saved, _ = Merchant.objects.get_or_create(
+        string_id=merchant.string_id,
+        defaults={"name": merchant.name, "is_test": True, "require_api_key": False},
+    )
+    return saved
+
+
+def _claim_on(short_code: str, sale: dict) -> Receipt | None:
+    """The receipt made without a key that holds ``short_code`` if it was made after the
+    sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None."""
+    sold_at = sale["transaction_date"] or timezone.now()
+    return Receipt.objects.filter(
+        short_code=short_code, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
+    ).first()
+
+
+def _set_aside(holder: Receipt | None, token: str, short_code: str) -> bool:
+    """Give ``holder``, a receipt made without its merchant's key, a fresh token and short
+    code so that a keyed sale can take the ones it claimed; keep what it claimed and
+    when it lost it. Returns False (and changes nothing) if ``holder`` was made with a
+    key: then it is a sale of its own."""
+    if holder is None or holder.keyed:
+        return False
+    now = timezone.now()
     for _ in range(_MAX_CODE_ATTEMPTS):
         try:
-            with insert():
-                receipt = create(Receipt.objects, token=token, short_code=short_code, **fields)
-                # A contact given with the sale asks for the receipt, like updateReceiptContact.
-                schedule_deliveries(receipt, email=receipt.customer_email, phone=receipt.customer_phone)
-                return receipt, True
-        except IntegrityError:
-            existing = Receipt.objects.filter(token=token).first()
-            if existing is None:
-                short_code = new_short_code()  # the short code was taken, not the token
-                continue
-            if existing.fingerprint != fingerprint or existing.merchant_id != merchant.pk:
-                raise Conflict(TOKEN_CONFLICT) from None
-            return existing, False
-    raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
+            with transaction.atomic():  # a savepoint when a transaction is open
+                taken = Receipt.objects.filter(pk=holder.pk, keyed=False).update(
+                    token=new_token(),
+                    short_code=new_short_code(),
+                    claimed_token=holder.token,
+                    claimed_short_code=holder.short_code,
+                    set_aside_at=now,
+                    updated_at=now,
+                )
+            break
+        except IntegrityError:  # the fresh short code was taken: draw again
+            continue
+    else:
+        raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
+    if taken:
+        logger.warning(
+            "receipt %s of merchant %s, made without a key, set aside: a sale sent with its merchant's key "
+            "claims its %s",
+            holder.pk,
+            holder.merchant_id,
+            "token" if holder.token == token else "short code",
+        )
+    return bool(taken)

@@ -1,12 +1,13 @@
 """Sending receipts to the email address or phone number a customer gave.
 
-Attaching a contact (the receipt page's form, updateReceiptContact, or a sale that
-carries one) calls ``schedule_deliveries``: it records one Delivery per channel and,
-once the transaction commits, queues ``receipts.tasks.send_delivery`` on the task
-runner. ``run_delivery`` is what that task does: it claims the delivery (so a task run
-twice sends once), composes the message, sends it, and records the outcome; a failure
-that may pass is retried with growing pauses, at most RECECO_DELIVERY_MAX_ATTEMPTS times
-in all. Test receipts go to the sink backends, never to SMTP or an SMS provider.
+Attaching a contact (``attach_contact``: the receipt page's form, updateReceiptContact;
+``schedule_deliveries``: a sale that carries one) records one Delivery per channel, as
+far as the daily limits allow (receipts.delivery_limits), and once the transaction
+commits queues ``receipts.tasks.send_delivery`` on the task runner. ``run_delivery`` is
+what that task does: it claims the delivery (so a task run twice sends once), composes
+the message, sends it, and records the outcome; a failure that may pass is retried with
+growing pauses, at most RECECO_DELIVERY_MAX_ATTEMPTS times in all. Test receipts go to
+the sink backends, never to SMTP or an SMS provider.
 
 Personal data stays out of logs and error records: destinations appear masked.
 """
@@ -25,19 +26,15 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from receipts import sms
+from receco.errors import RateLimited
+from receipts import delivery_limits, sms
+from receipts.contacts import mask_destination
 from receipts.display import receipt_context
 from receipts.models import Delivery, Receipt
 from receipts.money import format_amount
 
 logger = logging.getLogger(__name__)
 
-# Abuse guard: anyone holding a short code may ask for the receipt to be sent, so one
-# receipt cannot be made to send more than this many messages a day.
-MAX_DELIVERIES_PER_RECEIPT_PER_DAY = 5
-# The same contact attached again within this window (a double tap, a POS retrying
-# updateReceiptContact) does not send the receipt twice.
-DUPLICATE_WINDOW = timedelta(minutes=10)
 # Pause before attempt n+1 is RETRY_BASE * 4**(n-1) (1, 4, 16, 64 minutes …), capped,
 # with up to 20% jitter so a provider outage is not followed by a thundering herd.
 RETRY_BASE = timedelta(minutes=1)
@@ -54,49 +51,73 @@ class DeliveryFailed(Exception):
         self.permanent = permanent
 
 
-def deliveries_left_today(receipt: Receipt) -> int:
-    """How many more deliveries ``receipt`` may send in the current 24 hours."""
-    since = timezone.now() - timedelta(days=1)
-    used = receipt.deliveries.filter(created_at__gte=since).count()
-    return max(0, MAX_DELIVERIES_PER_RECEIPT_PER_DAY - used)
+class DeliveryLimited(RateLimited):
+    """A daily limit refuses a delivery asked for: ``refused`` says which (receipts.delivery_limits)."""
+
+    def __init__(self, refused: list[delivery_limits.Planned]):
+        message = "; ".join(planned.message for planned in refused) + "; try again later"
+        super().__init__(message, max(planned.retry_after for planned in refused))
+        self.refused = refused
 
 
-def schedule_deliveries(receipt: Receipt, email: str | None = None, phone: str | None = None) -> list[Delivery]:
-    """Record and queue a delivery to each contact given; return the deliveries queued.
+def attach_contact(
+    receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool = False
+) -> list[delivery_limits.Planned]:
+    """Store cleaned contact data on the receipt and send the receipt to each contact given
+    (``keyed``: asked for with the merchant's API key); a field given as None is left as
+    it was. Returns what became of each delivery (queued, or a duplicate of one moments ago).
 
-    A contact that already got (or is getting) this receipt in the last 10 minutes is
-    skipped, and so is everything past the receipt's daily limit.
+    All or nothing: raises DeliveryLimited, and stores nothing, when a daily limit
+    refuses a delivery (receipts.delivery_limits).
     """
-    wanted = [(Delivery.Channel.EMAIL, email), (Delivery.Channel.SMS, phone)]
-    scheduled = []
-    for channel, destination in wanted:
-        if not destination:
+    with transaction.atomic():
+        planned = _plan(receipt, email, phone, keyed=keyed)
+        refused = [entry for entry in planned if entry.status == delivery_limits.LIMITED]
+        if refused:
+            raise DeliveryLimited(refused)
+        changes = {"customer_email": email, "customer_phone": phone}
+        changes = {field: value for field, value in changes.items() if value is not None}
+        for field, value in changes.items():
+            setattr(receipt, field, value)
+        receipt.save(update_fields=[*changes, "updated_at"])
+        _record(receipt, planned, keyed=keyed)
+    return planned
+
+
+def schedule_deliveries(
+    receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool = False
+) -> list[delivery_limits.Planned]:
+    """Send a new receipt to the contacts its sale carried, as far as the daily limits
+    allow: the sale is stored whatever they say. Call it in the sale's transaction.
+    Returns what became of each delivery, those the limits refused included."""
+    planned = _plan(receipt, email, phone, keyed=keyed)
+    _record(receipt, planned, keyed=keyed)
+    return planned
+
+
+def _plan(receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool) -> list[delivery_limits.Planned]:
+    wanted = [(channel, to) for channel, to in ((Delivery.Channel.EMAIL, email), (Delivery.Channel.SMS, phone)) if to]
+    if not wanted:
+        return []
+    delivery_limits.lock(receipt, [destination for _, destination in wanted])
+    return delivery_limits.plan(receipt, wanted, keyed=keyed, now=timezone.now())
+
+
+def _record(receipt: Receipt, planned: list[delivery_limits.Planned], *, keyed: bool) -> None:
+    """Record a Delivery for each planned one that is to be sent, and queue it once the
+    transaction commits."""
+    for entry in planned:
+        masked = mask_destination(entry.channel, entry.destination)
+        if entry.status != delivery_limits.QUEUED:
+            logger.info("delivery of receipt %s to %s not sent: %s", receipt.pk, masked, entry.status)
             continue
-        if _recently_sent(receipt, channel, destination):
-            logger.info(
-                "delivery of receipt %s to %s skipped: sent moments ago", receipt.pk, _mask(channel, destination)
-            )
-            continue
-        if deliveries_left_today(receipt) == 0:
-            logger.warning("delivery of receipt %s skipped: daily limit reached", receipt.pk)
-            continue
-        delivery = Delivery.objects.create(receipt=receipt, channel=channel, destination=destination)
-        logger.info("delivery %s (%s) of receipt %s queued", delivery.pk, delivery.masked_destination, receipt.pk)
+        delivery = Delivery.objects.create(
+            receipt=receipt, channel=entry.channel, destination=entry.destination, keyed=keyed
+        )
+        logger.info("delivery %s (%s) of receipt %s queued", delivery.pk, masked, receipt.pk)
         # robust: a queue that cannot be reached must not fail the request that stored the
         # contact; the delivery stays queued and the sweep (senddeliveries) picks it up.
         transaction.on_commit(lambda pk=delivery.pk: enqueue(pk), robust=True)
-        scheduled.append(delivery)
-    return scheduled
-
-
-def _recently_sent(receipt: Receipt, channel: str, destination: str) -> bool:
-    return (
-        receipt.deliveries.filter(
-            channel=channel, destination=destination, created_at__gte=timezone.now() - DUPLICATE_WINDOW
-        )
-        .exclude(status=Delivery.Status.FAILED)
-        .exists()
-    )
 
 
 def enqueue(delivery_id: int, run_after=None) -> bool:
@@ -247,10 +268,6 @@ def compose_sms(receipt: Receipt) -> str:
     prefix = "[TEST] " if receipt.is_test else ""
     total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
     return f"{prefix}Your receipt from {name}, {total}: {receipt.public_url}"
-
-
-def _mask(channel: str, destination: str) -> str:
-    return Delivery(channel=channel, destination=destination).masked_destination
 
 
 def _describe(exc: BaseException, delivery: Delivery) -> str:

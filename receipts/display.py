@@ -2,10 +2,13 @@
 amounts formatted, the date in the shop's time zone, colours safe to put into CSS."""
 
 import re
+import zoneinfo
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils import dateformat
 
 from merchants.colors import HOUSE_ACCENT_COLOR
 from receipts.models import Receipt
@@ -91,9 +94,22 @@ def lines(receipt: Receipt) -> list[Line]:
     ]
 
 
+def local_time(moment: datetime, zone: str, format_string: str) -> str:
+    """``moment`` formatted (Django's date format) as it reads in the time zone ``zone``;
+    in UTC when that zone cannot show it (a stored date at the calendar's very edge)."""
+    try:
+        local = moment.astimezone(zoneinfo.ZoneInfo(zone))
+    except OverflowError:
+        local = moment.astimezone(UTC)
+    return dateformat.format(local, format_string)
+
+
 def receipt_context(receipt: Receipt) -> dict:
-    """Template context for showing ``receipt`` (page and email)."""
+    """Template context for showing ``receipt`` (page and email). Free text that came
+    with a sale made without the merchant's key (items, location, payment, status) is
+    for the receipt page only: ``itemised`` is False and messages leave it out."""
     accent = accent_color(receipt.accent_color)
+    zone = settings.RECECO_TIME_ZONE
     items_total = sum(item.get("total_price", 0) for item in receipt.items)
     adjustment = receipt.total_amount - items_total
     return {
@@ -101,9 +117,10 @@ def receipt_context(receipt: Receipt) -> dict:
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),
-        # Use with {% timezone time_zone %}: templates convert datetimes to their zone.
-        "time_zone": settings.RECECO_TIME_ZONE,
+        "date_short": local_time(receipt.transaction_date, zone, "D j M Y, H:i"),
+        "date_long": local_time(receipt.transaction_date, zone, "j F Y, H:i T"),
         "iso_date": iso_utc(receipt.transaction_date),
+        "itemised": receipt.keyed or receipt.is_test,
         "lines": lines(receipt),
         "total": format_amount(receipt.total_amount, receipt.currency),
         # Taxes, service charges or discounts the POS folded into the total.

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from merchants.colors import validate_accent_color
 from receco.queries import get_by
+from receipts.contacts import mask_destination
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
@@ -43,6 +44,15 @@ class Receipt(models.Model):
     location = models.CharField(max_length=200, null=True, blank=True)
     status = models.CharField(max_length=32, default="completed")
     livemode = models.BooleanField(default=True, help_text="False for test receipts.")
+    # Created with the owning merchant's API key. Nothing sent without that key can take
+    # a keyed sale's token or short code: a receipt made without it that holds them when
+    # the keyed sale arrives is set aside (receipts.creation).
+    keyed = models.BooleanField("created with the merchant's key", default=False, db_default=False)
+    set_aside_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a keyed sale took the token or short code this receipt had claimed."
+    )
+    claimed_token = models.CharField(max_length=64, null=True, blank=True, help_text="The token it had claimed.")
+    claimed_short_code = models.CharField(max_length=6, null=True, blank=True)
     customer_email = models.EmailField(max_length=254, null=True, blank=True)
     customer_phone = models.CharField(max_length=16, null=True, blank=True, help_text="E.164")
     # SHA-256 of the creation request (short code excluded): a replay of the same
@@ -107,6 +117,9 @@ class Delivery(models.Model):
     # The address or E.164 number as the customer gave it, needed to send. Personal data:
     # shown and logged only masked (see masked_destination).
     destination = models.CharField(max_length=254)
+    # Asked for with the merchant's API key (a POS), rather than by anyone holding the
+    # receipt's code: those have a far lower daily limit per destination.
+    keyed = models.BooleanField("asked for with the merchant's key", default=False, db_default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveSmallIntegerField(default=0)
     last_error = models.TextField(blank=True)
@@ -125,6 +138,8 @@ class Delivery(models.Model):
             models.Index(fields=["receipt", "-created_at"], name="delivery_receipt_created"),
             # The sweep (DeliveryQuerySet.due) over unfinished deliveries.
             models.Index(fields=["status", "next_attempt_at"], name="delivery_status_next"),
+            # The daily limit per destination, across all receipts (receipts.deliveries).
+            models.Index(fields=["destination", "-created_at"], name="delivery_destination_created"),
         ]
 
     def __str__(self) -> str:
@@ -132,11 +147,7 @@ class Delivery(models.Model):
 
     @property
     def masked_destination(self) -> str:
-        from receipts.contacts import mask_email, mask_phone  # contacts imports this module
-
-        if self.channel == self.Channel.EMAIL:
-            return mask_email(self.destination) or ""
-        return mask_phone(self.destination) or ""
+        return mask_destination(self.channel, self.destination)
 
     @property
     def status_for_customer(self) -> str:

@@ -7,9 +7,10 @@ example ``items[0].quantity: Must be a JSON integer, not a string or a decimal.`
 import hashlib
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework import serializers
 
@@ -24,6 +25,11 @@ from receipts.contacts import normalize_email, normalize_phone
 MAX_ITEMS = 500
 MAX_AMOUNT = 10**15  # minor units; far above any sale, below JavaScript's 2**53
 MAX_QUANTITY = 1_000_000
+# Sales are dated from this moment to this far ahead of now (a till's clock may run a
+# little fast): dates outside cannot be a real sale, and near the calendar's edges they
+# cannot even be shown in every time zone.
+EARLIEST_TRANSACTION_DATE = datetime(2000, 1, 1, tzinfo=UTC)
+TRANSACTION_DATE_LEEWAY = timedelta(days=1)
 DEFAULT_CURRENCY = "NGN"
 DEFAULT_STATUS = "completed"
 
@@ -86,7 +92,8 @@ class SaleSerializer(serializers.Serializer):
         return value or None
 
     def validate_short_code(self, value):
-        code = (value or "").strip().upper()
+        code = (value or "").strip()
+        code = code.upper() if code.isascii() else code  # "ſ".upper() is "S": no Unicode case mapping
         if code and not SHORT_CODE_RE.match(code):
             raise serializers.ValidationError("Must be 6 letters or digits.")
         return code or None
@@ -129,7 +136,13 @@ class SaleSerializer(serializers.Serializer):
             raise serializers.ValidationError("Must be an ISO 8601 date and time, e.g. 2026-11-22T10:15:00Z.")
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=UTC)
-        return parsed.astimezone(UTC)
+        try:
+            moment = parsed.astimezone(UTC)
+        except OverflowError:  # 0001-01-01T00:00+01:00 is a moment of year 0
+            moment = None
+        if moment is None or not EARLIEST_TRANSACTION_DATE <= moment <= timezone.now() + TRANSACTION_DATE_LEEWAY:
+            raise serializers.ValidationError("Must be between 2000-01-01T00:00:00Z and one day from now.")
+        return moment
 
     def validate_status(self, value):
         return value.strip() if value and value.strip() else DEFAULT_STATUS

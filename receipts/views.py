@@ -16,9 +16,11 @@ from merchants import ratelimits, sharedcache
 from merchants.access import Caller
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receipts import qr
-from receipts.contacts import attach_contact, mask_email, mask_phone
+from receipts.codes import parse_reference
+from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
-from receipts.deliveries import deliveries_left_today
+from receipts.deliveries import DeliveryLimited, attach_contact
+from receipts.delivery_limits import Planned
 from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
@@ -43,15 +45,15 @@ def scan(request: HttpRequest) -> HttpResponse:
         return render(request, "receipts/scan.html", _scan_context())
     if not code.strip():
         return _scan_error(request, code, "Enter the 6-character code printed on your receipt slip.", 400)
-    if _too_many_misses(request):
-        return _scan_error(request, code, "Too many codes tried. Wait a few minutes, then try again.", 429)
     try:
-        receipt = find_receipt(code)
+        receipt = _find(request, code)
     except InvalidInput:
         message = "That is not a receipt code: codes have 6 letters and digits, like K7P2QX."
         return _scan_error(request, code, message, 400)
+    except RateLimited as limited:
+        message = "Too many codes tried. Wait a few minutes, then try again."
+        return _retry_after(_scan_error(request, code, message, 429), limited.retry_after)
     except NotFound:
-        _count_miss(request)
         message = (
             "No receipt has that code. Check it against your slip; if you have just paid, "
             "the shop may still be sending it: try again in a few minutes."
@@ -63,19 +65,19 @@ def scan(request: HttpRequest) -> HttpResponse:
 def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Resolve the URL's ``reference`` (token or short code) to the receipt the view gets.
 
-    Unknown or malformed references get the friendly 404 page and count as misses (429
-    after too many); a GET by short code is redirected to the same page by token, so
-    each receipt has one address.
+    Unknown or malformed references get the friendly 404 page; unknown short codes count
+    as misses of the client's address (429 after too many, tokens never); a GET by short
+    code is redirected to the same page by token, so each receipt has one address.
     """
 
     @wraps(view)
     def wrapper(request: HttpRequest, reference: str, **kwargs) -> HttpResponse:
-        if _too_many_misses(request):
-            return render(request, "receipts/not_found.html", {"too_many": True}, status=429)
         try:
-            receipt = find_receipt(reference)
+            receipt = _find(request, reference)
+        except RateLimited as limited:
+            response = render(request, "receipts/not_found.html", {"too_many": True}, status=429)
+            return _retry_after(response, limited.retry_after)
         except (InvalidInput, NotFound) as error:
-            _count_miss(request)
             # A well-formed reference may name a sale the shop's agent has not uploaded
             # yet (it prints the QR code while offline): the page looks again by itself.
             context = {"pending": isinstance(error, NotFound), "retry_seconds": PENDING_RETRY_SECONDS}
@@ -117,13 +119,15 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     if _form_limited(request):
         form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
         return _render_receipt(request, receipt, form, status=429)
-    if deliveries_left_today(receipt) == 0:
-        form.add_error(None, "This receipt has been sent as often as it can be today. Try again tomorrow.")
-        return _render_receipt(request, receipt, form, status=429)
     if not form.is_valid():
         return _render_receipt(request, receipt, form, status=400)
     email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
-    attach_contact(receipt, email, phone)
+    try:
+        attach_contact(receipt, email, phone)  # a customer's request: never with a merchant's key
+    except DeliveryLimited as limited:
+        for refused in limited.refused:
+            form.add_error(None if refused.whole_receipt else refused.field, _limited_words(refused))
+        return _retry_after(_render_receipt(request, receipt, form, status=429), limited.retry_after)
     destinations = " and ".join(filter(None, [mask_email(email), mask_phone(phone)]))
     if receipt.is_test:
         messages.info(request, f"Test receipt: nothing is delivered to {destinations}; the request is recorded.")
@@ -176,19 +180,34 @@ def _scan_context() -> dict:
     return {"web_url": settings.RECECO_WEB_URL}
 
 
-def _too_many_misses(request: HttpRequest) -> bool:
-    """Whether this client used up its failed look-ups (shared with the API: one budget)."""
+def _find(request: HttpRequest, raw_reference: str) -> Receipt:
+    """``find_receipt``, with short codes held to the client address's budget of misses,
+    the one the API's look-ups share: they cannot be guessed in bulk, here or there.
+
+    Raises InvalidInput, NotFound, or RateLimited when the budget is used up."""
+    reference = parse_reference(raw_reference)
+    if not reference.is_short_code:  # what the QR code holds cannot be guessed: never refused
+        return find_receipt(raw_reference)
+    caller = Caller(ratelimits.client_ip(request))
+    ratelimits.check_lookup_budget(caller)
     try:
-        ratelimits.check_lookup_budget(Caller(ratelimits.client_ip(request)))
-    except RateLimited:
-        return True
-    return False
+        return find_receipt(raw_reference)
+    except NotFound:
+        ratelimits.record_failed_lookup(caller)
+        raise
 
 
-def _count_miss(request: HttpRequest) -> None:
-    # Short codes are the key to a receipt: unknown ones count against the client, so
-    # they cannot be guessed by trying them in bulk, here or through the API.
-    ratelimits.record_failed_lookup(Caller(ratelimits.client_ip(request)))
+def _limited_words(refused: Planned) -> str:
+    """A daily delivery limit's refusal (receipts.delivery_limits) in a customer's words."""
+    if refused.whole_receipt:
+        return "This receipt has been sent as often as it can be today. Try again tomorrow."
+    what = "address" if refused.field == "email" else "number"
+    return f"This {what} has been sent as many receipts as we can send it today. Try again tomorrow."
+
+
+def _retry_after(response: HttpResponse, seconds: int) -> HttpResponse:
+    response["Retry-After"] = str(seconds)
+    return response
 
 
 def _form_limited(request: HttpRequest) -> bool:

@@ -50,16 +50,21 @@ def api(client):
 
 @pytest.fixture
 def merchant(db):
+    """A registered merchant whose owner switched "require API key" off, so that its POS
+    may call without a key as the specification allows (tests of the key requirement
+    switch it on)."""
     return Merchant.objects.create(
         string_id="mama-put",
         name="Mama Put Kitchen",
         logo_url="https://cdn.example.com/mama-put.png",
         accent_color="#c2410c",
+        require_api_key=False,
     )
 
 
 @pytest.fixture
 def other_merchant(db):
+    """A registered merchant that requires its API key, as registered merchants do by default."""
     return Merchant.objects.create(string_id="corner-shop", name="Corner Shop")
 
 
@@ -91,12 +96,13 @@ def sale(merchant):
 
 @pytest.fixture
 def receipt_factory(merchant, sale):
-    """Store receipts of ``merchant`` with the given overrides of the ``sale`` fixture."""
+    """Store receipts of ``merchant`` with the given overrides of the ``sale`` fixture, as
+    its POS would with its API key (``keyed=False``: as a call without the key would)."""
     from receipts.creation import create_receipt
     from receipts.validation import validate_sale
 
-    def make(**overrides):
-        return create_receipt(merchant, validate_sale({**sale, **overrides}))[0]
+    def make(keyed=True, **overrides):
+        return create_receipt(merchant, validate_sale({**sale, **overrides}), keyed=keyed).receipt
 
     return make
 
@@ -202,3 +208,18 @@ def superuser(db):
     from django.contrib.auth.models import User
 
     return User.objects.create_superuser("root", password="not-used-in-tests")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The project served by a real gunicorn with gunicorn.conf.py, on a SQLite database of
+    its own (migrated empty): for raw HTTP that Django's test client cannot send."""
+    from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+
+    folder = tmp_path_factory.mktemp("served")
+    database = f"sqlite:///{folder / 'db.sqlite3'}"
+    migrate(database)
+    server = start_gunicorn(database, folder / "gunicorn.log")
+    yield server
+    server.stop()
+    forget_cache_prefix()

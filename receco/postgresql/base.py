@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend with a health check that costs no round trip.
+"""Django's PostgreSQL backend with a health check that costs no round trip, and a
+deadline on every statement.
 
 Django checks a persistent connection before its first use in each request by sending
 ``SELECT 1``: a round trip to the server on every request, as long as the request's
@@ -6,15 +7,36 @@ own query. A connection the server has dropped (a restart, ``pg_terminate_backen
 an idle timeout) has been closed by it or carries its last message, so its socket is
 readable while an idle connection should have nothing to say. This backend looks at
 the socket and only asks the server when something is waiting there.
+
+Statements end on the server after DATABASE_STATEMENT_TIMEOUT (the connection's
+``statement_timeout``); a server that does not answer at all is cut off by the client
+a little later (receco.postgresql.watchdog). ``migrate`` lifts the statement timeout for
+its own connection: building an index on a large table takes longer than a request.
 """
 
+import functools
 import select
 
+from django.conf import settings
+from django.db import connections
 from django.db.backends.postgresql import base
+from django.db.models.signals import pre_migrate
 from psycopg.pq import TransactionStatus
+
+from receco.postgresql import watchdog
+
+# How long after the server's own statement timeout the client gives up on it.
+DEADLINE_GRACE = 2.0  # seconds
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self):
+        params = super().get_connection_params()
+        timeout = settings.DATABASE_STATEMENT_TIMEOUT
+        if timeout:
+            params["cursor_factory"] = _with_deadline(params["cursor_factory"], timeout + DEADLINE_GRACE)
+        return params
+
     def is_usable(self) -> bool:
         connection = self.connection
         if connection is None or connection.closed:
@@ -26,3 +48,35 @@ class DatabaseWrapper(base.DatabaseWrapper):
         except (OSError, ValueError):
             return False
         return not readable or super().is_usable()
+
+
+@functools.cache
+def _with_deadline(cursor_class: type, seconds: float) -> type:
+    """``cursor_class`` whose statements are cut off after ``seconds``."""
+
+    class DeadlineCursor(cursor_class):
+        def execute(self, query, params=None, **kwargs):
+            with watchdog.deadline(self.connection.fileno(), seconds):
+                return super().execute(query, params, **kwargs)
+
+        def executemany(self, query, params_seq, **kwargs):
+            with watchdog.deadline(self.connection.fileno(), seconds):
+                return super().executemany(query, params_seq, **kwargs)
+
+    DeadlineCursor.__name__ = DeadlineCursor.__qualname__ = f"Deadline{cursor_class.__name__}"
+    DeadlineCursor.without_deadline = cursor_class
+    return DeadlineCursor
+
+
+def _no_statement_timeout_for_migrations(using: str, **kwargs) -> None:
+    connection = connections[using]
+    if not isinstance(connection, DatabaseWrapper):
+        return
+    connection.ensure_connection()
+    factory = connection.connection.cursor_factory
+    connection.connection.cursor_factory = getattr(factory, "without_deadline", factory)
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 0")
+
+
+pre_migrate.connect(_no_statement_timeout_for_migrations, dispatch_uid="receco-no-statement-timeout-for-migrations")

@@ -1,4 +1,7 @@
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from merchants.models import Merchant
 from receipts.models import Receipt
@@ -64,6 +67,18 @@ def test_it_reads_offsets_and_stores_utc(api, sale):
     assert body["result"]["data"]["transaction_date"] == "2026-11-22T10:15:00.000Z"
 
 
+def test_the_date_window_is_from_2000_to_a_day_ahead(api, sale):
+    now = timezone.now()
+    sale["transaction_date"] = (now + timedelta(hours=23)).isoformat()
+    assert api.post(PATH, sale)[0] == 200
+    ahead = {**sale, "token": "rcpt_ahead0001_aaaaaa", "transaction_date": (now + timedelta(hours=25)).isoformat()}
+    status, body = api.post(PATH, ahead)
+    assert status == 400
+    assert body == invalid("transaction_date: Must be between 2000-01-01T00:00:00Z and one day from now")
+    first = {**sale, "token": "rcpt_y2k00001_aaaaaa", "transaction_date": "2000-01-01T00:00:00Z"}
+    assert api.post(PATH, first)[0] == 200
+
+
 def test_it_reads_a_date_without_offset_as_utc(api, sale):
     sale["transaction_date"] = "2026-11-22T10:15:00"
     api.post(PATH, sale)
@@ -88,7 +103,9 @@ def test_it_applies_defaults(api, sale, merchant):
 
 
 def test_it_expands_short_accent_colours(api, sale):
+    # Only a test- merchant's sales give their own colour: see test_sale_branding.py.
     sale["accent_color"] = "#F0A"
+    sale["merchant_string_id"] = "test-colours"
     api.post(PATH, sale)
     assert Receipt.objects.get().accent_color == "#ff00aa"
 
@@ -165,6 +182,8 @@ def test_a_token_reused_for_different_content_is_a_conflict(api, sale):
 
 
 def test_a_token_of_another_merchant_is_a_conflict(api, sale, other_merchant):
+    other_merchant.require_api_key = False
+    other_merchant.save()
     api.post(PATH, sale)
     sale["merchant_string_id"] = other_merchant.string_id
     status, body = api.post(PATH, sale)
@@ -218,12 +237,34 @@ def test_a_taken_short_code_gets_a_fresh_one(api, sale, receipt_factory):
             {"transaction_date": "2026-13-45T10:00:00Z"},
             "transaction_date: Must be an ISO 8601 date and time, e.g. 2026-11-22T10:15:00Z",
         ),
+        # The calendar's edges: outside the window, and not even a moment in every zone.
+        (
+            {"transaction_date": "0001-01-01T00:00:00+01:00"},
+            "transaction_date: Must be between 2000-01-01T00:00:00Z and one day from now",
+        ),
+        (
+            {"transaction_date": "9999-12-31T23:59:59-01:00"},
+            "transaction_date: Must be between 2000-01-01T00:00:00Z and one day from now",
+        ),
+        (
+            {"transaction_date": "9999-12-31T23:30Z"},
+            "transaction_date: Must be between 2000-01-01T00:00:00Z and one day from now",
+        ),
+        (
+            {"transaction_date": "1999-12-31T23:59:59Z"},
+            "transaction_date: Must be between 2000-01-01T00:00:00Z and one day from now",
+        ),
+        ({"customer_email": "a@localhost"}, "customer_email: Not a valid email address at a public domain"),
+        ({"customer_email": "a@[127.0.0.1]"}, "customer_email: Not a valid email address at a public domain"),
         ({"accent_color": "red"}, "accent_color: Must be a hex colour like #1a2b3c or #abc"),
         ({"accent_color": "#12345g"}, "accent_color: Must be a hex colour like #1a2b3c or #abc"),
         ({"merchant_logo": "javascript:alert(1)"}, "merchant_logo: Must be an http:// or https:// URL"),
         ({"token": "short"}, "token: Must be 8 to 64 letters, digits, '_' or '-'"),
         ({"short_code": "AB-12!"}, "short_code: Must be 6 letters or digits"),
-        ({"customer_email": "not-an-email"}, "customer_email: Not a valid email address"),
+        ({"short_code": "ſſſſſſ"}, "short_code: Must be 6 letters or digits"),
+        ({"short_code": "ıııııı"}, "short_code: Must be 6 letters or digits"),
+        ({"token": "rcpt_ſtored01_aaaaaa"}, "token: Must be 8 to 64 letters, digits, '_' or '-'"),
+        ({"customer_email": "not-an-email"}, "customer_email: Not a valid email address at a public domain"),
         ({"customer_phone": "12"}, "customer_phone: Not a valid phone number"),
         ({"merchant_name": "x" * 201}, "merchant_name: Ensure this field has no more than 200 characters"),
         ({"category": 7}, "category: Must be a string"),

@@ -70,9 +70,33 @@ def test_it_answers_not_found_for_an_unknown_short_code(api, db):
     assert body == error_envelope(404, "NOT_FOUND", "Receipt not found", "getReceipt")
 
 
-@pytest.mark.parametrize("token", ["abc", "has spaces in it", "rcpt_<script>", "x" * 65, "K7P2Q!", 123456, ""])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "abc",
+        "has spaces in it",
+        "rcpt_<script>",
+        "x" * 65,
+        "K7P2Q!",
+        123456,
+        "",
+        # Unicode case mapping turns these into ASCII codes ("ſ".upper() == "S"): refused.
+        "ſſſſſſ",
+        "ıııııı",
+        "ﬀﬀﬀ",
+        "\u2003K7P2QX",
+        "rcpt_ſtored01_aaaaaa",
+    ],
+)
 def test_it_rejects_a_malformed_token(api, db, token):
     status, body = api.get("getReceipt", {"token": token})
+    assert status == 400
+    assert body == error_envelope(400, "INVALID_INPUT", "Invalid token format", "getReceipt")
+
+
+def test_a_unicode_lookalike_does_not_find_an_ascii_code(api, receipt_factory):
+    receipt_factory(short_code="SSSSSS")
+    status, body = api.get("getReceipt", {"token": "ſſſſſſ"})
     assert status == 400
     assert body == error_envelope(400, "INVALID_INPUT", "Invalid token format", "getReceipt")
 

@@ -42,5 +42,5 @@ def test_the_owning_merchants_test_key_sees_test_receipts_in_full(api, receipt, 
 
 def test_another_merchants_key_sees_nothing(api, receipt, other_live_key):
     status, body = api.get("getReceipt", {"token": receipt.short_code}, **bearer(other_live_key))
-    assert status == 403
+    assert status == 404
     assert "customer" not in str(body)

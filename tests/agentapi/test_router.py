@@ -110,7 +110,7 @@ class TestBatching:
         )
         assert response.status_code == 200
         results = json.loads(response.content)
-        assert results[0] == {"result": {"data": {"success": True}}}
+        assert results[0]["result"]["data"]["success"] is True
         assert results[1]["result"]["data"]["token"] == "rcpt_second_bbbbbb"
 
     def test_a_missing_input_fails_only_its_call(self, api, receipt):

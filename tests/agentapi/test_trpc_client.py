@@ -63,5 +63,11 @@ def test_the_official_client_calls_every_procedure(node, live_server):
     assert not_found["data"] == {"code": "NOT_FOUND", "httpStatus": 404, "path": "getReceipt"}
 
     attached, refused = result["contact"]
-    assert attached == {"ok": True, "data": {"success": True}}
+    assert attached == {
+        "ok": True,
+        "data": {
+            "success": True,
+            "deliveries": [{"channel": "email", "destination": "c*******@example.com", "status": "queued"}],
+        },
+    }
     assert refused["message"] == "Email or phone number required"

@@ -10,7 +10,14 @@ PATH = "updateReceiptContact"
 def test_it_attaches_an_email(api, receipt):
     status, body = api.post(PATH, {"token": receipt.token, "email": "customer@example.com"})
     assert status == 200
-    assert body == {"result": {"data": {"success": True}}}
+    assert body == {
+        "result": {
+            "data": {
+                "success": True,
+                "deliveries": [{"channel": "email", "destination": "c*******@example.com", "status": "queued"}],
+            }
+        }
+    }
     receipt.refresh_from_db()
     assert receipt.customer_email == "customer@example.com"
     assert receipt.customer_phone is None
@@ -67,7 +74,7 @@ def test_it_requires_an_email_or_phone(api, receipt, body):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"email": "nobody"}, "email: Not a valid email address"),
+        ({"email": "nobody"}, "email: Not a valid email address at a public domain"),
         ({"email": 42}, "email: Must be a string"),
         ({"phone": "12345"}, "phone: Not a valid phone number"),
         ({"phone": "call me"}, "phone: Not a phone number"),

@@ -197,7 +197,7 @@ def test_a_test_receipt_shows_its_banner(phone, live_server, merchant, sale):
     from receipts.creation import create_receipt
     from receipts.validation import validate_sale
 
-    test_receipt, _ = create_receipt(merchant, validate_sale(sale), livemode=False)
+    test_receipt = create_receipt(merchant, validate_sale(sale), livemode=False).receipt
     page = phone.page
     page.goto(test_receipt.public_url)
     expect(page.get_by_role("note")).to_contain_text("Test receipt")

@@ -111,3 +111,19 @@ def test_a_staff_user_without_a_merchant_sees_nothing(client, db):
     assert response.status_code == 200
     assert b"/admin/merchants/" not in response.content
     assert client.get(LIST).status_code == 403
+
+
+def test_a_merchant_added_by_the_operator_requires_its_key(client, superuser):
+    client.force_login(superuser)
+    form = client.get("/admin/merchants/merchant/add/").context["adminform"].form
+    assert form["require_api_key"].initial is True
+
+
+def test_an_owner_switches_the_key_requirement_off(client, owner, other_merchant, merchant):
+    merchant.require_api_key = True
+    merchant.save()
+    client.force_login(owner)
+    response = client.post(_change(merchant), _form(merchant, require_api_key=""))
+    assert response.status_code == 302
+    merchant.refresh_from_db()
+    assert merchant.require_api_key is False

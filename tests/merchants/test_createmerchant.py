@@ -47,3 +47,18 @@ def test_it_refuses_a_duplicate_id(merchant):
 def test_it_refuses_a_bad_id():
     with pytest.raises(CommandError, match="string_id: Use 1 to 64 letters"):
         call_command("createmerchant", "has space", "--name", "Shop")
+
+
+def test_a_registered_merchant_requires_its_key_by_default():
+    call_command("createmerchant", "lagos-grill", "--name", "Lagos Grill")
+    assert Merchant.objects.get(string_id="lagos-grill").require_api_key is True
+
+
+def test_the_owner_may_let_the_pos_call_without_a_key():
+    call_command("createmerchant", "lagos-grill", "--name", "Lagos Grill", "--no-require-api-key")
+    assert Merchant.objects.get(string_id="lagos-grill").require_api_key is False
+
+
+def test_a_test_merchant_never_requires_a_key():
+    call_command("createmerchant", "test-kiosk", "--name", "Kiosk")
+    assert Merchant.objects.get(string_id="test-kiosk").require_api_key is False

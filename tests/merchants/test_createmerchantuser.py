@@ -37,7 +37,8 @@ def test_an_existing_user_joins_another_merchant(merchant, other_merchant, capsy
 
 def test_the_user_can_sign_in_and_see_the_dashboard(merchant, client, capsys):
     call_command("createmerchantuser", merchant.string_id, "ada", "--password", PASSWORD, "--owner")
-    assert client.login(username="ada", password=PASSWORD)
+    signed_in = client.post("/admin/login/?next=/admin/", {"username": "ada", "password": PASSWORD})
+    assert signed_in.status_code == 302
     response = client.get("/admin/")
     assert response.status_code == 200
     assert b"/admin/merchants/apikey/" in response.content

@@ -39,6 +39,23 @@ def test_a_revoked_key_stops_at_the_next_call(api, stored, live_key):
     assert response.json()["error"]["message"] == "API key has been revoked"
 
 
+def test_revoking_in_the_admin_stops_a_remembered_key_at_the_next_call(api, client, owner, stored, live_key):
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    client.force_login(owner)
+    assert client.post(f"/admin/merchants/apikey/{live_key.api_key.pk}/revoke/").status_code == 302
+    response = _get(api, live_key)
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "API key has been revoked"
+
+
+def test_revoking_with_the_command_stops_a_remembered_key_at_the_next_call(api, stored, live_key):
+    from django.core.management import call_command
+
+    assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
+    call_command("revokeapikey", live_key.api_key.prefix)
+    assert _get(api, live_key).status_code == 401
+
+
 def test_a_suspended_merchant_stops_its_remembered_keys(api, stored, live_key, merchant):
     assert [_get(api, live_key).status_code for _ in range(2)] == [200, 200]
     merchant.set_suspended(True)

@@ -37,7 +37,7 @@ def test_no_key_is_stored_in_plaintext(client, api, owner, merchant, caplog):
     call_command("rotateapikey", keys[-1], stdout=out, stderr=io.StringIO())
     keys.append(out.getvalue().strip())
 
-    client.login(username="olu", password="not-used-in-tests")
+    client.post("/admin/login/", {"username": "olu", "password": "not-used-in-tests"})  # a real sign-in: sessions, axes
     page = client.post("/admin/merchants/apikey/add/", {"merchant": merchant.pk, "type": "live", "name": "admin"})
     keys.append(KEY_IN_PAGE.search(page.content.decode())[1])
     newest = ApiKey.objects.get(name="admin", rotated_to__isnull=True)

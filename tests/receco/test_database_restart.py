@@ -2,57 +2,26 @@
 persistent connections, and the health check replaces a dead one on the next request."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
+from tests.servers import start_gunicorn
+
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
-def gunicorn():
+def gunicorn(tmp_path):
     """A real gunicorn worker serving the project against the test database."""
     db = connection.settings_dict
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        "DJANGO_SECRET_KEY": "tests-only-secret-key-not-for-any-deployment",
-        "DJANGO_SETTINGS_MODULE": "receco.settings",
-    }
-    command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}", "receco.wsgi"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"gunicorn did not start: {process.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield base
-    process.terminate()
-    process.wait(timeout=10)
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    server = start_gunicorn(url, tmp_path / "gunicorn.log")
+    yield server.url
+    server.stop()
 
 
 def _get_receipt(base: str, token: str) -> int:

@@ -23,4 +23,4 @@ def test_receipt(merchant, sale):
     from receipts.validation import validate_sale
 
     data = validate_sale({**sale, "token": "rcpt_testmode_000001", "short_code": "TSTTST"})
-    return create_receipt(merchant, data, livemode=False)[0]
+    return create_receipt(merchant, data, livemode=False).receipt

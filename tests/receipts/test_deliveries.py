@@ -11,8 +11,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from receipts import sms
-from receipts.contacts import attach_contact
-from receipts.deliveries import compose_email, compose_sms, requeue_due, retry_delay, run_delivery
+from receipts.deliveries import attach_contact, compose_email, compose_sms, requeue_due, retry_delay, run_delivery
 from receipts.models import Delivery
 
 pytestmark = pytest.mark.django_db
@@ -124,8 +123,14 @@ def test_the_email_has_text_and_html_parts_with_the_link(receipt):
     assert [part.get_content_type() for part in mime.get_payload()] == ["text/plain", "text/html"]
 
 
-def test_the_email_escapes_merchant_fields_in_html_only(receipt_factory):
-    receipt = receipt_factory(merchant_name="Ade & Sons <b>", total_amount=1)
+def _named(merchant, name):
+    merchant.name = name
+    merchant.save()
+
+
+def test_the_email_escapes_merchant_fields_in_html_only(receipt_factory, merchant):
+    _named(merchant, "Ade & Sons <b>")
+    receipt = receipt_factory(total_amount=1)
     receipt.items = [{"name": "<script>x</script>", "quantity": 1, "unit_price": 1, "total_price": 1}]
     message = compose_email(receipt, EMAIL)
     assert message.subject == "Your receipt from Ade & Sons <b>: ₦0.01"
@@ -135,15 +140,17 @@ def test_the_email_escapes_merchant_fields_in_html_only(receipt_factory):
     assert "Ade &amp; Sons &lt;b&gt;" in html
 
 
-def test_a_merchant_name_cannot_inject_headers(receipt_factory):
-    receipt = receipt_factory(merchant_name="Shop\r\nBcc: victim@example.com")
+def test_a_merchant_name_cannot_inject_headers(receipt_factory, merchant):
+    _named(merchant, "Shop\r\nBcc: victim@example.com")
+    receipt = receipt_factory()
     message = compose_email(receipt, EMAIL)
     assert message.subject == "Your receipt from Shop Bcc: victim@example.com: ₦1,300.00"
     assert "\nBcc:" not in message.message().as_string().split("\n\n")[0]
 
 
-def test_the_text_message_is_short_and_in_the_gsm_alphabet(receipt_factory):
-    receipt = receipt_factory(merchant_name="A very long merchant name that goes on and on and on")
+def test_the_text_message_is_short_and_in_the_gsm_alphabet(receipt_factory, merchant):
+    _named(merchant, "A very long merchant name that goes on and on and on")
+    receipt = receipt_factory()
     text = compose_sms(receipt)
     assert text == f"Your receipt from A very long merchant name that goes o..., NGN 1,300.00: {receipt.public_url}"
     assert set(text) <= GSM_BASIC  # 160 characters a part, not 70

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from receipts.contacts import attach_contact
+from receipts.deliveries import attach_contact
 
 pytestmark = pytest.mark.django_db
 

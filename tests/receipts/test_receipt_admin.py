@@ -24,7 +24,7 @@ def ours(receipt_factory):
 @pytest.fixture
 def theirs(other_merchant, sale):
     values = {**sale, "merchant_string_id": other_merchant.string_id, "token": "rcpt_theirs01_bbbbbb"}
-    return create_receipt(other_merchant, validate_sale({**values, "short_code": "THEIR1"}))[0]
+    return create_receipt(other_merchant, validate_sale({**values, "short_code": "THEIR1"})).receipt
 
 
 def _export(client, ids):

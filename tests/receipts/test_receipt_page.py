@@ -1,7 +1,11 @@
 import re
+from datetime import UTC, datetime
 
 import pytest
 from django.test import Client
+
+from receipts.deliveries import compose_email
+from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +46,9 @@ def test_the_time_zone_is_configurable(client, receipt, settings):
 
 
 def test_the_merchant_colour_and_logo_are_used(client, receipt_factory, merchant):
-    receipt = receipt_factory(merchant_logo="https://img.example.com/logo.png", accent_color="#1D4ED8")
+    merchant.logo_url, merchant.accent_color = "https://img.example.com/logo.png", "#1d4ed8"
+    merchant.save()
+    receipt = receipt_factory()
     response = client.get(f"/app/receipt/{receipt.token}")
     html = response.content.decode()
     assert '<img class="logo" src="https://img.example.com/logo.png"' in html
@@ -59,10 +65,11 @@ def test_a_bad_accent_colour_never_reaches_css(client, receipt):
     assert html.count("</style") == 1
 
 
-def test_every_merchant_field_is_escaped(client, receipt_factory):
+def test_every_merchant_field_is_escaped(client, receipt_factory, merchant):
     evil = "<script>alert(1)</script>"
+    merchant.name = f"{evil} Shop"
+    merchant.save()
     receipt = receipt_factory(
-        merchant_name=f"{evil} Shop",
         location=f"{evil} Street",
         payment_method=evil,
         status=evil,
@@ -187,3 +194,23 @@ def test_a_cache_outage_does_not_take_the_pages_down(client, receipt, settings, 
     assert client.get("/app/scan", {"code": "ZZZZZZ"}).status_code == 404
     assert client.post(f"/app/receipt/{receipt.token}/send", {"email": "a@example.com"}).status_code == 302
     assert "Shared cache unavailable during rate limiting" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("moment", "zone", "shown"),
+    [
+        (datetime(9999, 12, 31, 23, 30, tzinfo=UTC), "Africa/Lagos", "31 December 9999, 23:30 UTC"),
+        (datetime(1, 1, 1, 0, 30, tzinfo=UTC), "America/New_York", "1 January 0001, 00:30 UTC"),
+    ],
+)
+def test_a_stored_date_at_the_calendars_edge_breaks_neither_page_nor_email(
+    client, receipt, settings, moment, zone, shown
+):
+    # Dates are refused outside 2000 to tomorrow now; rows stored before that must still show.
+    settings.RECECO_TIME_ZONE = zone
+    Receipt.objects.filter(pk=receipt.pk).update(transaction_date=moment)
+    receipt.refresh_from_db()
+    response = client.get(f"/app/receipt/{receipt.token}")
+    assert response.status_code == 200
+    assert shown in response.content.decode()
+    assert shown in compose_email(receipt, "customer@example.com").body

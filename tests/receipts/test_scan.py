@@ -59,6 +59,27 @@ def test_guessing_codes_is_stopped(client, receipt, settings):
     response = client.get("/app/scan", {"code": "K7P2QX"})
     assert response.status_code == 429
     assert b"Too many codes tried" in response.content
+    assert 1 <= int(response["Retry-After"]) <= 60
+
+
+def test_a_full_token_opens_its_receipt_when_codes_are_refused(client, receipt, settings):
+    # Carrier NAT: one person's typos must not lock a mall out of the receipts its QR codes hold.
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "2/m"
+    [client.get("/app/scan", {"code": f"ZZZZZ{n}"}) for n in range(3)]
+    assert client.get("/app/scan", {"code": receipt.short_code}).status_code == 429
+    assert client.get(f"/app/receipt/{receipt.token}").status_code == 200
+    assert client.get(f"/app/receipt/{receipt.token}/qr.png").status_code == 200
+    response = client.get(f"/app/receipt/{receipt.short_code}")
+    assert response.status_code == 429
+    assert b"Too many tries" in response.content
+    assert 1 <= int(response["Retry-After"]) <= 60
+
+
+def test_unknown_tokens_on_the_pages_do_not_count(client, receipt, settings):
+    # A QR code of a sale the till has not uploaded yet is opened again and again.
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "2/m"
+    assert [client.get("/app/receipt/rcpt_notyet00_aaaaaa").status_code for _ in range(5)] == [404] * 5
+    assert client.get("/app/scan", {"code": receipt.short_code}).status_code == 302
 
 
 def test_the_scan_page_has_a_content_security_policy(client):

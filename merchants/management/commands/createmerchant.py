@@ -1,3 +1,5 @@
+import argparse
+
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -14,7 +16,11 @@ class Command(BaseCommand):
         parser.add_argument("--logo", default="", help="http(s) URL of the logo")
         parser.add_argument("--accent-color", default=HOUSE_ACCENT_COLOR, help="#rrggbb or #rgb")
         parser.add_argument(
-            "--require-api-key", action="store_true", help="refuse this merchant's requests without a key"
+            "--require-api-key",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="only requests with this merchant's API key may create its receipts (the default); "
+            "--no-require-api-key lets its POS call without a key",
         )
         parser.add_argument("--test", action="store_true", help="every receipt of this merchant is a test receipt")
 
@@ -28,7 +34,8 @@ class Command(BaseCommand):
             name=name,
             logo_url=logo,
             accent_color=color,
-            require_api_key=require_api_key,
+            # A test- merchant is anyone's to use, as when a sale creates one.
+            require_api_key=require_api_key and not string_id.startswith(TEST_MERCHANT_PREFIX),
             is_test=test or string_id.startswith(TEST_MERCHANT_PREFIX),
         )
         try:

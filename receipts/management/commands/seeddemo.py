@@ -54,4 +54,4 @@ Try it:
                 "location": "Lekki Phase 1",
             }
         )
-        return create_receipt(merchant, sale)[0]
+        return create_receipt(merchant, sale, keyed=True).receipt

@@ -1,0 +1,42 @@
+"""Sign-in throttling of the dashboard, by django-axes (settings: AXES_*).
+
+After RECECO_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
+that pair is locked out for RECECO_LOGIN_LOCKOUT_MINUTES (each further try restarts the
+pause). Operators unlock at once with ``python manage.py axes_reset_username <name>``
+(or ``axes_reset_ip``, ``axes_reset``), or in the admin under Axes, Access attempts.
+"""
+
+import hashlib
+
+from axes.helpers import get_cool_off
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from merchants.ratelimits import client_ip
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """AXES_CLIENT_IP_CALLABLE: the address the API's limits count (RECECO_TRUSTED_PROXY_COUNT
+    honoured), or None when there is none (a Unix socket without a proxy header)."""
+    ip = client_ip(request)
+    return None if ip == "unknown" else ip
+
+
+def locked_out(request: HttpRequest, original_response: HttpResponse | None, credentials: dict | None) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: the locked-out page, 429 with Retry-After."""
+    pause = get_cool_off(request)
+    response = TemplateResponse(request, "admin/locked_out.html", {"minutes": _minutes(pause)}, status=429)
+    if pause is not None:
+        response["Retry-After"] = str(int(pause.total_seconds()))
+    return response.render()
+
+
+def client_label(username: str, ip_address: str, user_agent: str, path_info: str, request: HttpRequest) -> str:
+    """AXES_CLIENT_STR_CALLABLE: how axes names a client in the log: a digest, so that no
+    user name or address is written there (the admin's Access attempts have them)."""
+    digest = hashlib.sha256(f"{username}\0{ip_address}".encode()).hexdigest()[:12]
+    return f"client {digest}"
+
+
+def _minutes(pause) -> int | None:
+    return None if pause is None else max(1, round(pause.total_seconds() / 60))

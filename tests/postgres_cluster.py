@@ -1,0 +1,125 @@
+"""A PostgreSQL server of the test's own, made with initdb on a free port and removed after:
+for what must not be done to the machine's shared server (pausing it, replicating it).
+
+As root (CI), the server runs as the ``postgres`` system user, since PostgreSQL refuses
+to run as root.
+"""
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from tests.servers import free_port
+
+
+def binaries() -> Path:
+    """The folder of the machine's PostgreSQL server programs (initdb, pg_ctl, ...)."""
+    found = shutil.which("pg_config")
+    if found:
+        bindir = subprocess.run([found, "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
+        if (Path(bindir) / "initdb").exists():
+            return Path(bindir)
+    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (candidate / "initdb").exists():
+            return candidate
+    raise RuntimeError("PostgreSQL's server programs (initdb, pg_ctl) were not found")
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@dataclass
+class Cluster:
+    folder: Path
+    port: int
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def _postmaster(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def _processes(self) -> list[int]:
+        """The postmaster and its children (each of which leads a process group of its own)."""
+        postmaster = self._postmaster()
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == postmaster:
+                children.append(int(stat.parent.name))
+        return [postmaster, *children]
+
+    def pause(self) -> None:
+        """Stop every process of the server (SIGSTOP): it accepts connections in the kernel
+        and answers nothing, like a frozen machine."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.resume()
+        subprocess.run(
+            _as_server_user([str(binaries() / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"]),
+            capture_output=True,
+        )
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_cluster(*, extra: tuple[str, ...] = ()) -> Cluster:
+    """initdb and start a server on 127.0.0.1 and a free port (trust authentication)."""
+    folder = Path(tempfile.mkdtemp(prefix="receco-pg-"))
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    cluster = Cluster(folder, free_port())
+    bin_dir = binaries()
+    initdb = [
+        str(bin_dir / "initdb"),
+        "-D",
+        str(cluster.data),
+        "-A",
+        "trust",
+        "-U",
+        "postgres",
+        "--no-sync",
+        "-E",
+        "UTF8",
+    ]
+    subprocess.run(_as_server_user(initdb), check=True, capture_output=True)
+    settings = " ".join([f"-p {cluster.port}", f"-k {folder}", "-c listen_addresses=127.0.0.1", "-c fsync=off", *extra])
+    start = [str(bin_dir / "pg_ctl"), "-D", str(cluster.data), "-o", settings, "-l", str(folder / "log"), "-w", "start"]
+    subprocess.run(_as_server_user(start), check=True, capture_output=True)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            psycopg.connect(cluster.url(), connect_timeout=2).close()
+            return cluster
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                cluster.stop()
+                raise
+            time.sleep(0.2)

@@ -1,0 +1,110 @@
+"""The project served by a real gunicorn, as in production (gunicorn.conf.py's worker class
+and limits), for tests of what only a real server shows: raw HTTP, worker processes,
+database outages."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "tests-only-secret-key-not-for-any-deployment"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Gunicorn:
+    process: subprocess.Popen
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def raw(self, data: bytes, timeout: float = 10) -> bytes:
+        """Send ``data`` as it is on a new connection; return all the server answers."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def migrate(database_url: str) -> None:
+    """Create the tables of a database the test server will use (its own SQLite file, say)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+        cwd=ROOT,
+        # Debug mode only so that the checks allow the local-memory cache when REDIS_URL is unset.
+        env=_environment(database_url, {"DJANGO_DEBUG": "1"}),
+        check=True,
+    )
+
+
+def start_gunicorn(database_url: str, log: Path, workers: int = 1, **env: str) -> Gunicorn:
+    """Serve the project with gunicorn.conf.py (worker class, limits) on a free port."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"), "--no-control-socket",
+        "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
+        "receco.wsgi",
+    ]  # fmt: skip
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=_environment(database_url, env), stdout=output, stderr=output)
+    server = Gunicorn(process, port, log)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return server
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
+            time.sleep(0.1)
+
+
+def _environment(database_url: str, extra: dict) -> dict:
+    """Production settings (no debug) on ``database_url``, and on the suite's Redis, when it
+    has one, under a key prefix of this process's own."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
+    return {
+        **env,
+        "DATABASE_URL": database_url,
+        "DJANGO_SECRET_KEY": SECRET,
+        "DJANGO_SETTINGS_MODULE": "tests.server_settings",
+        "RECECO_CACHE_PREFIX": f"receco-test-server-{os.getpid()}",
+        **extra,
+    }
+
+
+def forget_cache_prefix() -> None:
+    """Delete what test servers of this process left in the suite's Redis (none without one)."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return
+    import redis
+
+    client = redis.Redis.from_url(url)
+    names = list(client.scan_iter(match=f"receco-test-server-{os.getpid()}:*", count=1000))
+    if names:
+        client.delete(*names)
