@@ -215,3 +215,35 @@ def test_phone_screenshots(phone, live_server, receipt, artifacts):
     image = Image.open(artifacts / "receipt-360x740.png")
     assert image.width == PHONE["width"] * 2
     _no_complaints(phone)
+
+
+def test_a_daily_limit_is_explained_next_to_the_field(phone, live_server, receipt, receipt_factory, artifacts):
+    from receipts.deliveries import attach_contact
+
+    for n in range(3):  # three receipts already sent to this number today at customers' requests
+        attach_contact(
+            receipt_factory(token=f"rcpt_earlier{n:02d}_aaaaaa", short_code=f"EARLY{n}"), None, "+2348031234589"
+        )
+    page = phone.page
+    page.goto(receipt.public_url)
+    page.get_by_label("Mobile number").fill("0803 123 4589")
+    page.get_by_role("button", name="Send my receipt").click()
+    expect(page.locator("#phone-error")).to_have_text(
+        "This number has been sent as many receipts as we can send it today. Try again tomorrow."
+    )
+    page.locator("#send").screenshot(path=artifacts / "receipt-limit-360x740.png")
+    assert phone.console == [
+        "error: Failed to load resource: the server responded with a status of 429 (Too Many Requests)"
+    ]
+
+
+def test_too_many_codes_tried_says_so(phone, live_server, receipt, settings, artifacts):
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "1/m"
+    page = phone.page
+    page.goto(f"{live_server.url}/app/receipt/ZZZZZ1")
+    response = page.goto(f"{live_server.url}/app/receipt/ZZZZZ2")
+    assert response.status == 429
+    expect(page.get_by_role("heading", level=1)).to_have_text("Too many tries")
+    page.screenshot(path=artifacts / "too-many-tries-360x740.png")
+    page.goto(receipt.public_url)  # the QR code's link still opens
+    expect(page.locator("#merchant-name")).to_have_text("Mama Put Kitchen")
