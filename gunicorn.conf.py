@@ -7,7 +7,7 @@ bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 # What gunicorn itself refuses (a request line or header over these limits, a malformed
 # header) is answered as the API's JSON envelope, like every other failure.
-worker_class = "receco.gunicorn_workers.SyncWorker"
+worker_class = "receco.lib.gunicorn_workers.SyncWorker"
 # The longest request line gunicorn accepts: a getReceipt batch of the most calls
 # (agentapi.views.MAX_BATCH_CALLS) with the longest tokens needs about 5.8 KB.
 limit_request_line = 8190

@@ -6,18 +6,18 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from merchants.access import Caller
+from merchants.admission.admit import Admission
 
 
 @dataclass(frozen=True)
 class Call:
-    """One procedure call: the HTTP request it arrived in, its parsed input, and who
-    made it (authenticated once per HTTP request by the router)."""
+    """One procedure call: the HTTP request it arrived in, its parsed input, and who made
+    it, as the router admitted it."""
 
     request: HttpRequest
     path: str
     input: Any
-    caller: Caller
+    admission: Admission
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from agentapi import procedures  # noqa: F401  (registers the procedures)
 from agentapi.envelopes import failure, success
 from agentapi.errors import ProcedureError
 from agentapi.registry import PROCEDURES, Call
-from merchants.access import Caller, admit, identify
-from merchants.ratelimits import RateLimitExceeded, RateState, client_ip
+from merchants.admission.admit import admit
+from merchants.admission.limits import RateLimitExceeded, RateState
 from receco.errors import ReceiptError
+from receco.lib.addresses import client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -48,35 +49,19 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
     if len(names) > MAX_BATCH_CALLS:
         message = f"A batch may hold at most {MAX_BATCH_CALLS} calls, not {len(names)}"
         return respond_error(ProcedureError("INVALID_INPUT", message), None)
-    caller = _identify(request)
     try:
         inputs = _read_inputs(request, batch, len(names))
     except ProcedureError as error:
         inputs = [error] * len(names)
     if not batch:
-        outcome = _run(request, caller, names[0] if len(names) == 1 else path, inputs[0])
+        outcome = _run(request, names[0] if len(names) == 1 else path, inputs[0])
         return _respond(outcome.body, outcome.status, outcome.retry_after, outcome.limits)
-    results = [_run(request, caller, name, value) for name, value in zip(names, inputs, strict=True)]
+    results = [_run(request, name, value) for name, value in zip(names, inputs, strict=True)]
     statuses = {outcome.status for outcome in results}
     status = statuses.pop() if len(statuses) == 1 else 207
     retry_after = max((outcome.retry_after for outcome in results if outcome.retry_after), default=None)
     limits = next((outcome.limits for outcome in reversed(results) if outcome.limits), None)
     return _respond([outcome.body for outcome in results], status, retry_after, limits)
-
-
-def _identify(request: HttpRequest) -> Caller | ReceiptError | ProcedureError:
-    """Authenticate once per HTTP request; a failure fails each call in it."""
-    try:
-        return identify(request.META.get("HTTP_AUTHORIZATION"), client_ip(request))
-    except ReceiptError as exc:
-        return exc
-    except (OperationalError, InterfaceError):
-        logger.warning("Database unavailable while authenticating", exc_info=True)
-        return ProcedureError.database_unavailable()
-    except Exception as exc:
-        logger.exception("Unexpected error while authenticating")
-        detail = f": {type(exc).__name__}: {exc}" if settings.DEBUG else ""
-        return ProcedureError("INTERNAL_SERVER_ERROR", f"Internal server error{detail}")
 
 
 def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
@@ -125,8 +110,8 @@ def _read_body(request: HttpRequest) -> str:
         raise ProcedureError("INVALID_INPUT", "The request body is not UTF-8 text") from None
 
 
-def _run(request: HttpRequest, caller: Caller | ReceiptError | ProcedureError, name: str, value) -> Outcome:
-    """Call one procedure: check the address, then who calls and their limits, then the input."""
+def _run(request: HttpRequest, name: str, value) -> Outcome:
+    """Call one procedure: check the address, then admit the caller (key, limits), then the input."""
     limits = None
     try:
         procedure = PROCEDURES.get(name)
@@ -137,16 +122,15 @@ def _run(request: HttpRequest, caller: Caller | ReceiptError | ProcedureError, n
                 "METHOD_NOT_SUPPORTED",
                 f"{name} is a {procedure.kind}: call it with {procedure.method}, not {request.method}",
             )
-        if isinstance(caller, ReceiptError | ProcedureError):
-            raise caller
         try:
-            caller, limits = admit(caller)
+            admission = admit(request.META.get("HTTP_AUTHORIZATION"), client_ip(request))
         except RateLimitExceeded as exc:
             limits = exc.state
             raise
+        limits = admission.rate_state
         if isinstance(value, ProcedureError):
             raise value
-        data = procedure.func(Call(request, name, None if value is _MISSING else value, caller))
+        data = procedure.func(Call(request, name, None if value is _MISSING else value, admission))
         return Outcome(success(data), 200, None, limits)
     except ReceiptError as exc:
         error = ProcedureError.from_domain(exc)

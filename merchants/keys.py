@@ -23,15 +23,16 @@ import string
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from merchants import keycache
+from merchants.admission import memory
 from merchants.models import ApiKey, Merchant
-from receco.errors import Forbidden, Unauthorized
-from receco.queries import get_by
+from receco.errors import Unauthorized
+from receco.lib.queries import get_by
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 LOOKUP_LENGTH = 12
@@ -57,7 +58,6 @@ UNSUPPORTED_SCHEME = "Unsupported Authorization scheme: send 'Authorization: Bea
 INVALID_KEY = "Invalid API key"
 REVOKED_KEY = "API key has been revoked"
 EXPIRED_KEY = "API key has expired"
-MERCHANT_SUSPENDED = "Merchant account is suspended"
 
 
 class KeyStateError(ValueError):
@@ -185,7 +185,7 @@ def revoke_key(api_key: ApiKey, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     changed = ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=now)
     if changed:
-        keycache.changed()  # update() sends no post_save
+        memory.changed()  # update() sends no post_save
         api_key.revoked_at = now
     return bool(changed)
 
@@ -219,55 +219,66 @@ def key_from_header(authorization: str | None) -> str | None:
     return None if value in NO_KEY_PLACEHOLDERS else value
 
 
-def authenticate(authorization: str | None, now: datetime | None = None, remembered=None) -> ApiKey | None:
-    """Return the usable key an Authorization header carries (its merchant loaded), or None
-    when it carries none. One indexed query, none for a malformed key, and none when
-    ``remembered`` (a function of the lookup id, merchants.keycache.recall) has the key.
+class Presented(NamedTuple):
+    """A key as a request presents it, well formed: its text, type and public lookup id."""
 
-    Raises Unauthorized for a malformed, unknown, revoked or expired key and Forbidden
-    for a key of a suspended merchant.
-    """
-    key = key_from_header(authorization)
-    if key is None:
-        return None
-    known = None
-    if remembered is not None and len(key) == KEY_LENGTH:
-        # A key this process knows: the digest proves every character, the format and
-        # checksum included, so they need no checking of their own.
-        known = remembered(key[LOOKUP_START : LOOKUP_START + LOOKUP_LENGTH])
-        if known is not None and hmac.compare_digest(known.digest, key_digest(key)):
-            return _usable(known, now)
+    text: str
+    type: str
+    lookup_id: str
+
+
+def lookup_id_of(key: str) -> str | None:
+    """The lookup id a key of the right length would have, without checking anything else:
+    enough to find a remembered key, which ``proves`` then checks in full."""
+    return key[LOOKUP_START : LOOKUP_START + LOOKUP_LENGTH] if len(key) == KEY_LENGTH else None
+
+
+def proves(key: str, api_key: ApiKey) -> bool:
+    """Whether ``key`` is the key stored as ``api_key``: its digest proves every character,
+    the format and checksum included."""
+    return hmac.compare_digest(api_key.digest, key_digest(key))
+
+
+def parse_key(key: str) -> Presented:
+    """Read a presented key; raise Unauthorized if it has not the format or the checksum."""
     match = well_formed(key)
     if match is None:
         raise Unauthorized(MALFORMED_KEY)
-    api_key = known or _stored_key(match["lookup"])  # a known lookup id with another secret: no query
-    if api_key.type != match["type"] or not hmac.compare_digest(api_key.digest, key_digest(key)):
-        raise Unauthorized(INVALID_KEY)
-    return _usable(api_key, now)
+    return Presented(key, match["type"], match["lookup"])
 
 
-def reauthenticate(api_key: ApiKey, now: datetime | None = None) -> ApiKey:
-    """Read a key authenticated earlier again from the database and return it, if it is
-    still the same key and usable. Raises like ``authenticate``."""
-    stored = _stored_key(api_key.lookup_id)
-    if stored.type != api_key.type or not hmac.compare_digest(stored.digest, api_key.digest):
-        raise Unauthorized(INVALID_KEY)
-    return _usable(stored, now)
+def stored_key(presented: Presented) -> ApiKey:
+    """The stored key ``presented`` is, its merchant loaded: one indexed query.
 
-
-def _stored_key(lookup_id: str) -> ApiKey:
+    Raises Unauthorized when no stored key has that lookup id, type and digest."""
     try:
-        return get_by(ApiKey, "lookup_id", lookup_id, related=("merchant",))
+        api_key = get_by(ApiKey, "lookup_id", presented.lookup_id, related=("merchant",))
     except ApiKey.DoesNotExist:
         raise Unauthorized(INVALID_KEY) from None
+    if api_key.type != presented.type or not proves(presented.text, api_key):
+        raise Unauthorized(INVALID_KEY)
+    return api_key
 
 
-def _usable(api_key: ApiKey, now: datetime | None) -> ApiKey:
+def check_usable(api_key: ApiKey, now: datetime | None = None) -> None:
+    """Raise Unauthorized for a revoked or expired key, Forbidden for a suspended merchant's."""
     state = api_key.state(now)
     if state == ApiKey.State.REVOKED:
         raise Unauthorized(REVOKED_KEY)
     if state == ApiKey.State.EXPIRED:
         raise Unauthorized(EXPIRED_KEY)
-    if api_key.merchant.is_suspended:
-        raise Forbidden(MERCHANT_SUSPENDED)
+    api_key.merchant.check_active()
+
+
+def authenticate(authorization: str | None, now: datetime | None = None) -> ApiKey | None:
+    """The usable stored key an Authorization header carries, or None when it carries none;
+    without any memory of earlier requests (merchants.admission.admit has one).
+
+    Raises Unauthorized for a malformed, unknown, revoked or expired key and Forbidden
+    for a key of a suspended merchant."""
+    key = key_from_header(authorization)
+    if key is None:
+        return None
+    api_key = stored_key(parse_key(key))
+    check_usable(api_key, now)
     return api_key

@@ -6,9 +6,11 @@ from django.db import models
 from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
-from receco.queries import get_by
+from receco.errors import Forbidden
+from receco.lib.queries import get_by
 
 TEST_MERCHANT_PREFIX = "test-"
+MERCHANT_SUSPENDED = "Merchant account is suspended"
 
 string_id_validator = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
@@ -87,6 +89,11 @@ class Merchant(models.Model):
     def is_suspended(self) -> bool:
         return self.status == self.Status.SUSPENDED
 
+    def check_active(self) -> None:
+        """Raise Forbidden if the merchant is suspended: its keys and its POS are refused."""
+        if self.status == self.Status.SUSPENDED:
+            raise Forbidden(MERCHANT_SUSPENDED)
+
     @property
     def brands_its_own_sales(self) -> bool:
         """Whether a sale may give its own merchant name, logo and colour: only for
@@ -159,8 +166,10 @@ class ApiKey(models.Model):
         EXPIRED = "expired", "Expired"
         REVOKED = "revoked", "Revoked"
 
-    # Keys older than this are flagged "rotation due" (spec 5: rotate every 90 days).
+    # Keys older than this are flagged "rotation due" (the advice is to rotate every 90 days).
     ROTATION_PERIOD = timedelta(days=90)
+    # last_used_at is exact to this much.
+    LAST_USED_RESOLUTION = timedelta(minutes=1)
 
     merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="api_keys")
     type = models.CharField(max_length=4, choices=Type.choices)
@@ -207,6 +216,16 @@ class ApiKey(models.Model):
 
     def is_usable(self, now: datetime | None = None) -> bool:
         return self.state(now) in (self.State.ACTIVE, self.State.EXPIRING)
+
+    def note_used(self, now: datetime) -> None:
+        """Set ``last_used_at``, unless it was set less than LAST_USED_RESOLUTION ago: no
+        database write on every request."""
+        if self.last_used_at is not None and now - self.last_used_at < self.LAST_USED_RESOLUTION:
+            return
+        stale = models.Q(last_used_at__isnull=True) | models.Q(last_used_at__lt=now - self.LAST_USED_RESOLUTION)
+        # The condition keeps concurrent processes from all writing in the same minute.
+        ApiKey.objects.filter(stale, pk=self.pk).update(last_used_at=now)
+        self.last_used_at = now
 
     def rotation_due(self, now: datetime | None = None) -> bool:
         """True for an active key created more than ROTATION_PERIOD ago and not yet rotated."""

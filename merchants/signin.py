@@ -12,14 +12,14 @@ from axes.helpers import get_cool_off
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from merchants.ratelimits import client_ip
+from receco.lib.addresses import UNKNOWN, client_ip
 
 
 def client_address(request: HttpRequest) -> str | None:
     """AXES_CLIENT_IP_CALLABLE: the address the API's limits count (RECECO_TRUSTED_PROXY_COUNT
     honoured), or None when there is none (a Unix socket without a proxy header)."""
     ip = client_ip(request)
-    return None if ip == "unknown" else ip
+    return None if ip == UNKNOWN else ip
 
 
 def locked_out(request: HttpRequest, original_response: HttpResponse | None, credentials: dict | None) -> HttpResponse:

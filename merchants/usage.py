@@ -1,25 +1,26 @@
 """Tracking API key use without a database write per request.
 
-- ``last_used_at`` is written at most once a minute per key.
-- Calls are counted per key and UTC day in the shared cache; ``flush_usage`` (the
-  ``flushusage`` command, run every few minutes in production) moves the counts into
-  KeyUsage rows. The usage page adds what is still waiting in the cache.
+- ``last_used_at`` is written at most once a minute per key (ApiKey.note_used).
+- Calls are counted per key and UTC day in the admission store (Redis in production),
+  in the same round trip as the call's limits (merchants.admission.admit); ``flush_usage``
+  (the ``flushusage`` command, run every few minutes in production) moves the counts into
+  KeyUsage rows. The usage page adds what is still waiting in the store.
 """
 
 import functools
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count as Counted
+from django.db.models import F
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from merchants import sharedcache
+from merchants.admission.store import Count, store
 from merchants.models import ApiKey, KeyUsage, Merchant
+from receco.lib import sharedcache
 
-LAST_USED_RESOLUTION = timedelta(minutes=1)
 # Counters are kept this many days, so a flush that did not run for a while loses nothing.
 COUNTER_DAYS = 7
 
@@ -33,27 +34,15 @@ def _today(now: datetime) -> date:
     return now.astimezone(UTC).date()
 
 
-def note_key_used(api_key: ApiKey, now: datetime | None = None) -> None:
-    """Set ``last_used_at``, unless it was set less than a minute ago."""
-    now = now or timezone.now()
-    if api_key.last_used_at is not None and now - api_key.last_used_at < LAST_USED_RESOLUTION:
-        return
-    stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
-    # The condition keeps concurrent processes from all writing in the same minute.
-    ApiKey.objects.filter(stale, pk=api_key.pk).update(last_used_at=now)
-    api_key.last_used_at = now
+def call_counter(key_id: int, now: datetime) -> Count:
+    """The counter a call with the key ``key_id`` adds one to, for the admission's round trip."""
+    return Count(_counter(key_id, _today(now)), COUNTER_DAYS * 86400, True)
 
 
 def count_call(api_key: ApiKey, now: datetime | None = None) -> None:
-    """Add one call to the key's counter for today (in the cache; lost if it is down)."""
-    name, timeout = call_counter(api_key, now)
-    sharedcache.guarded("usage counting", lambda: sharedcache.increment(name, timeout), None)
-
-
-def call_counter(api_key: ApiKey, now: datetime | None = None) -> tuple[str, int]:
-    """The cache counter a call with ``api_key`` adds one to, and its time to live, for
-    callers that count it together with other counters (merchants.access.admit)."""
-    return _counter(api_key.pk, _today(now or timezone.now())), COUNTER_DAYS * 86400
+    """Add one call to the key's counter for today on its own (lost if Redis is down)."""
+    counter = call_counter(api_key.pk, now or timezone.now())
+    sharedcache.guarded("usage counting", lambda: store().add(counter.name, 1, counter.ttl), None)
 
 
 def _counter_names(key_ids, days) -> dict[str, tuple[int, date]]:
@@ -66,18 +55,18 @@ def _recent_days(now: datetime, count: int) -> list[date]:
 
 
 def flush_usage(now: datetime | None = None) -> int:
-    """Move the cached call counts of recently used keys into KeyUsage; return how many calls.
+    """Move the stored call counts of recently used keys into KeyUsage; return how many calls.
 
     Each counter is claimed by an atomic decrement before its count is added to the
     table, so calls counted meanwhile stay for the next flush and two flushes running
-    at once never count a call twice. Raises if the cache is unreachable.
+    at once never count a call twice. Raises if Redis is unreachable.
     """
     now = now or timezone.now()
     since = now - timedelta(days=COUNTER_DAYS)
     key_ids = ApiKey.objects.filter(last_used_at__gte=since).values_list("pk", flat=True)
     names = _counter_names(list(key_ids), _recent_days(now, COUNTER_DAYS))
     moved = 0
-    for name, seen in cache.get_many(list(names)).items():
+    for name, seen in store().get_many(list(names)).items():
         count = _claim(name, seen)
         if count <= 0:
             continue
@@ -87,7 +76,7 @@ def flush_usage(now: datetime | None = None) -> int:
                 row, _ = KeyUsage.objects.get_or_create(api_key_id=key_id, day=day)
                 KeyUsage.objects.filter(pk=row.pk).update(requests=F("requests") + count)
         except Exception:
-            cache.incr(name, count)  # give the claim back for the next flush
+            store().add(name, count, COUNTER_DAYS * 86400)  # give the claim back for the next flush
             raise
         moved += count
     return moved
@@ -101,13 +90,10 @@ def _claim(name: str, seen: int | None) -> int:
     """
     if not seen or seen <= 0:
         return 0
-    try:
-        remaining = cache.decr(name, seen)
-    except ValueError:  # the counter expired meanwhile
-        return 0
-    if remaining < 0:
-        cache.incr(name, -remaining)
-        return seen + remaining
+    remaining = store().add(name, -seen, COUNTER_DAYS * 86400)
+    if remaining < 0:  # taken meanwhile (or expired and made anew): give the excess back
+        store().add(name, -remaining, COUNTER_DAYS * 86400)
+        return max(0, seen + remaining)
     return seen
 
 
@@ -135,8 +121,6 @@ class UsageReport:
 def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None) -> UsageReport:
     """Calls per key per day and receipts per day of ``merchant`` over the last ``days``
     UTC days, today included (with the calls not flushed yet)."""
-    from receipts.models import Receipt  # receipts depends on merchants, not the reverse
-
     now = now or timezone.now()
     period = _recent_days(now, days)
     index = {day: position for position, day in enumerate(period)}
@@ -145,7 +129,7 @@ def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None
     for row in KeyUsage.objects.filter(api_key__merchant=merchant, day__gte=period[0]):
         counts[row.api_key_id][index[row.day]] += row.requests
     names = _counter_names(list(keys), period[-COUNTER_DAYS:])
-    pending = sharedcache.guarded("usage report", lambda: cache.get_many(list(names)), {})
+    pending = sharedcache.guarded("usage report", lambda: store().get_many(list(names)), {})
     for name, count in pending.items():
         key_id, day = names[name]
         counts[key_id][index[day]] += max(count or 0, 0)
@@ -153,11 +137,11 @@ def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None
     receipts = [0] * days
     start = datetime.combine(period[0], time.min, tzinfo=UTC)
     per_day = (
-        Receipt.objects.filter(merchant=merchant, created_at__gte=start)
+        merchant.receipts.filter(created_at__gte=start)  # receipts depend on merchants: no import
         .annotate(day=TruncDate("created_at", tzinfo=UTC))
         .order_by()
         .values("day")
-        .annotate(count=Count("id"))
+        .annotate(count=Counted("id"))
     )
     for row in per_day:
         if row["day"] in index:

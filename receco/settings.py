@@ -1,12 +1,13 @@
-"""Receco settings, read from the environment (see README, "Configuration").
+"""Receco settings, read from the environment (README, "Configuration"; docs/operations.md).
 
 With no environment at all this runs the embedded default: a SQLite file and the
 local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
-DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL.
+DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL. Every reader fails at start-up with a message
+naming its variable (receco.lib.env).
+
+Sections, by concern: project, web, database, cache, security, limits, delivery, logging.
 """
 
-import re
-import zoneinfo
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -15,24 +16,23 @@ import dj_database_url
 import phonenumbers
 from django.core.exceptions import ImproperlyConfigured
 
-from receco.env import envbool, envint, envlist, envstr, envurl, parse_email_url
+from receco.lib.env import (
+    envbool,
+    envint,
+    envlist,
+    envrate,
+    envrates,
+    envstr,
+    envurl,
+    envzone,
+    parse_email_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# --- Project -------------------------------------------------------------------------
+
 DEBUG = envbool("DJANGO_DEBUG", False)
-
-SECRET_KEY = envstr("DJANGO_SECRET_KEY")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set (a long random string) unless DJANGO_DEBUG is on")
-    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
-
-# Absolute base of the links given to customers (receipt pages, QR codes, emails).
-RECECO_WEB_URL = envurl("RECECO_WEB_URL", "http://127.0.0.1:8000")
-_web_host = urlsplit(RECECO_WEB_URL).hostname or ""
-
-ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", _web_host])
-CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 
 INSTALLED_APPS = [
     # django.contrib.admin, with every URL scoped to the user's merchants.
@@ -46,9 +46,13 @@ INSTALLED_APPS = [
     "merchants",
     "receipts",
     "agentapi",
-    # Customer web app and delivery (issue 4): the task runner and its database queue.
+    # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
+    # The receipt page's form limits (its public is_ratelimited API).
+    "django_ratelimit",
+    # Dashboard sign-in throttling.
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -63,13 +67,14 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A view whose database does not answer: 503 "back in a moment", not a 500.
-    "receco.unavailable.DatabaseUnavailableMiddleware",
+    "receco.lib.unavailable.DatabaseUnavailableMiddleware",
     # Sign-in throttling (merchants.signin); last, as django-axes asks.
     "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "receco.urls"
 WSGI_APPLICATION = "receco.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 TEMPLATES = [
     {
@@ -86,9 +91,59 @@ TEMPLATES = [
     },
 ]
 
-# Database: a SQLite file by default, anything dj-database-url understands otherwise.
-# Persistent connections with health checks: a PostgreSQL restart costs only the
-# requests in flight, the next request of each worker reconnects.
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = envzone("DJANGO_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# --- Web: the addresses customers are given, and what requests may be ----------------
+
+# Absolute base of the links given to customers (receipt pages, QR codes, emails).
+RECECO_WEB_URL = envurl("RECECO_WEB_URL", "http://127.0.0.1:8000")
+_web_host = urlsplit(RECECO_WEB_URL).hostname or ""
+
+ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", _web_host])
+CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
+
+# Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
+RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
+
+# Receipt dates on the pages and in emails are shown in this zone (the API speaks UTC).
+RECECO_TIME_ZONE = envzone("RECECO_TIME_ZONE", "Africa/Lagos")
+
+# Phone numbers given without a country code are read as numbers of this region.
+RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
+if RECECO_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:
+    raise ImproperlyConfigured(
+        f"RECECO_PHONE_REGION must be a two-letter region code such as NG or GB, not {RECECO_PHONE_REGION!r}"
+    )
+
+# How many proxies in front append to X-Forwarded-For. 0: the client address is
+# REMOTE_ADDR and X-Forwarded-For is ignored (anyone can write it).
+RECECO_TRUSTED_PROXY_COUNT = envint("RECECO_TRUSTED_PROXY_COUNT", 0)
+
+# Customers who kept the page open too long get a page that says so, not Django's.
+CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
+
+# --- Database ------------------------------------------------------------------------
+
+# A SQLite file by default, anything dj-database-url understands otherwise. Persistent
+# connections with health checks: a PostgreSQL restart costs only the requests in flight.
 _database_url = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 DATABASE_STATEMENT_TIMEOUT = envint("DATABASE_STATEMENT_TIMEOUT", 10)  # seconds; PostgreSQL only
 try:
@@ -109,9 +164,9 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 elif _database["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend with a health check that asks the socket, not the server (no
-    # SELECT 1 round trip per request): receco/postgresql/base.py.
-    _database["ENGINE"] = "receco.postgresql"
+    # Django's backend with a health check that asks the socket, not the server, and a
+    # deadline on every statement (receco/lib/postgresql).
+    _database["ENGINE"] = "receco.lib.postgresql"
     # Parameters travel apart from the SQL, so psycopg prepares each statement a
     # connection runs often (getReceipt's, the key look-up's): PostgreSQL then skips
     # parsing and planning them, which cost more than running them.
@@ -119,7 +174,7 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # A database that stalls fails requests fast (503) and leaves the workers free: a
     # connection attempt gives up after DATABASE_CONNECT_TIMEOUT, a statement after
     # DATABASE_STATEMENT_TIMEOUT (0: never), ended by the server or, if it does not
-    # answer at all, cut off by the client (receco/postgresql). migrate is not limited.
+    # answer at all, cut off by the client. migrate is not limited.
     _database["OPTIONS"]["connect_timeout"] = envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
     if DATABASE_STATEMENT_TIMEOUT:
         _database["OPTIONS"]["options"] = f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT * 1000}"
@@ -127,11 +182,13 @@ else:
     raise ImproperlyConfigured("DATABASE_URL must be a sqlite:// or postgres:// URL")
 DATABASES = {"default": _database}
 
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# --- Cache: Redis, shared by every process ---------------------------------------------
 
-# Cache: Redis when REDIS_URL is set (shared by every process: rate-limit counters,
-# key-usage counters); otherwise local memory, fine for one development process.
+# Redis when REDIS_URL is set: the counters of the limits, the version of remembered keys
+# and merchants (merchants.admission), the page forms' limits. Otherwise this process's
+# memory: fine for one development process, an error in production (see the checks below).
 REDIS_URL = envstr("REDIS_URL")
+RECECO_CACHE_PREFIX = envstr("RECECO_CACHE_PREFIX", "receco")
 if REDIS_URL:
     if urlsplit(REDIS_URL).scheme not in ("redis", "rediss", "unix"):
         raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://, not {REDIS_URL!r}")
@@ -139,7 +196,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": envstr("RECECO_CACHE_PREFIX", "receco"),
+            "KEY_PREFIX": RECECO_CACHE_PREFIX,
             # Fail fast: a Redis outage must slow no request by more than this.
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
@@ -147,45 +204,30 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# django-axes first: it refuses a locked-out user name and address before any password check.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# The page forms' limits count with django-ratelimit in that cache; one that cannot be
+# read lets the post through (receco.lib.sharedcache logs it).
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_FAIL_OPEN = True
+if REDIS_URL:
+    # django-ratelimit's list of supported backends predates Django's own Redis backend,
+    # which is shared by every process and counts with Redis INCR: the warning is moot.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+elif DEBUG:
+    # Development runs one process, where local memory counts correctly. Without DEBUG
+    # the error stands: several workers would each keep their own counters.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
-]
+# --- Security ------------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
-TIME_ZONE = envstr("DJANGO_TIME_ZONE", "UTC")
-USE_I18N = True
-USE_TZ = True
+SECRET_KEY = envstr("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set (a long random string) unless DJANGO_DEBUG is on")
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
 
-STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {
-        "BACKEND": (
-            "django.contrib.staticfiles.storage.StaticFilesStorage"
-            if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        )
-    },
-}
-
-# Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
-RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
-DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
-
-# Phone numbers given without a country code are read as numbers of this region.
-RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
-if RECECO_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:
-    raise ImproperlyConfigured(
-        f"RECECO_PHONE_REGION must be a two-letter region code such as NG or GB, not {RECECO_PHONE_REGION!r}"
-    )
+# Server secret of the API key digests (HMAC-SHA256). Unset: derived from SECRET_KEY, so
+# changing DJANGO_SECRET_KEY then invalidates every API key; set this to decouple them.
+RECECO_API_KEY_SECRET = envstr("RECECO_API_KEY_SECRET")
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -198,19 +240,46 @@ if envbool("DJANGO_BEHIND_TLS_PROXY", False):
     # Only when a proxy that sets this header (and strips it from clients) is in front.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# --- Customer web app and delivery (issue 4) ---------------------------------------
-# Receipt dates on the pages and in emails are shown in this zone (the API speaks UTC).
-RECECO_TIME_ZONE = envstr("RECECO_TIME_ZONE", "Africa/Lagos")
-try:
-    zoneinfo.ZoneInfo(RECECO_TIME_ZONE)
-except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-    raise ImproperlyConfigured(
-        f"RECECO_TIME_ZONE must be a time zone name such as Africa/Lagos, not {RECECO_TIME_ZONE!r}"
-    ) from None
+# django-axes first: it refuses a locked-out user name and address before any password check.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 
-# Background work (deliveries). "immediate" runs each task in the process that queues it,
-# right after the transaction commits (development, tests); "database" stores tasks in
-# the database for `python manage.py db_worker` processes (production).
+# Dashboard sign-in throttling (django-axes; merchants.signin): a user name is locked out
+# from one address after this many wrong passwords in a row, for this long (each further
+# try restarts the pause); a right password resets the count.
+AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT
+AXES_LOCKOUT_CALLABLE = "merchants.signin.locked_out"
+AXES_CLIENT_STR_CALLABLE = "merchants.signin.client_label"  # no user name or address in the log
+AXES_VERBOSE = False
+
+# --- Limits (merchants.admission; rates as count/period, receco.lib.rates) --------------
+
+# Per live key: 1000 a minute, in bursts of at most 100 a second. Test keys are not limited.
+RECECO_RATELIMIT_LIVE_KEY = envrates("RECECO_RATELIMIT_LIVE_KEY", ["1000/m", "100/s"])
+# Per client address, for calls without a key (and with a key that fails).
+RECECO_RATELIMIT_ANONYMOUS = envrates("RECECO_RATELIMIT_ANONYMOUS", ["600/m"])
+# Per client address: short codes that find nothing (or nothing the caller may have),
+# so that short codes cannot be enumerated. Tokens are never refused.
+RECECO_RATELIMIT_FAILED_LOOKUPS = envrate("RECECO_RATELIMIT_FAILED_LOOKUPS", "30/m")
+# Per client address: test- merchants created by a sale's first use (no key involved).
+RECECO_RATELIMIT_TEST_MERCHANTS = envrate("RECECO_RATELIMIT_TEST_MERCHANTS", "20/h")
+# Posts of the receipt page's send form per client address (django-ratelimit).
+RECECO_CONTACT_FORM_RATE = envrate("RECECO_CONTACT_FORM_RATE", "10/h")
+
+# --- Delivery: the task runner, email, text messages, and how often to send -----------
+
+# "immediate" runs each task in the process that queues it, right after the transaction
+# commits (development, tests); "database" stores tasks in the database for
+# `python manage.py db_worker` processes (production).
 _TASK_BACKENDS = {
     "immediate": "django_tasks.backends.immediate.ImmediateBackend",
     "database": "django_tasks_db.DatabaseBackend",
@@ -221,24 +290,22 @@ if _task_backend not in _TASK_BACKENDS:
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["default"]}}
 
 # Email: EMAIL_URL (smtp+tls://user:password@host:587 for STARTTLS, smtps://… for TLS,
-# console:, dummy:) or the separate EMAIL_* variables. With neither, development prints emails to
-# the console and production uses SMTP on localhost:25, Django's default.
+# console:, dummy:) or the separate EMAIL_* variables. With neither, development prints
+# emails to the console and production uses SMTP on localhost:25, Django's default.
 EMAIL_URL = envstr("EMAIL_URL")
-if EMAIL_URL:
-    globals().update(parse_email_url("EMAIL_URL", EMAIL_URL))
-else:
-    EMAIL_BACKEND = envstr(
-        "EMAIL_BACKEND",
-        "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
-    )
-    EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
-    EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
-    EMAIL_HOST_USER = envstr("EMAIL_HOST_USER")
-    EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD")
-    EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
-    EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
-    if EMAIL_USE_TLS and EMAIL_USE_SSL:
-        raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on")
+_email = parse_email_url("EMAIL_URL", EMAIL_URL) if EMAIL_URL else {}
+EMAIL_BACKEND = _email.get("EMAIL_BACKEND") or envstr(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = _email.get("EMAIL_HOST") or envstr("EMAIL_HOST", "localhost")
+EMAIL_PORT = _email.get("EMAIL_PORT") or envint("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER", envstr("EMAIL_HOST_USER"))
+EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD", envstr("EMAIL_HOST_PASSWORD"))
+EMAIL_USE_TLS = _email.get("EMAIL_USE_TLS", envbool("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL = _email.get("EMAIL_USE_SSL", envbool("EMAIL_USE_SSL", False))
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on")
 # Django waits forever on a silent SMTP server by default; a delivery attempt must end.
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Receco <receipts@localhost>")
@@ -267,16 +334,8 @@ RECECO_DELIVERY_DESTINATION_DAILY_LIMIT = envint("RECECO_DELIVERY_DESTINATION_DA
 RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY = envint(
     "RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY", 3, minimum=1
 )
-# Posts of the receipt page's send form per client address (unknown codes typed or opened
-# on the pages share the API's RECECO_RATELIMIT_FAILED_LOOKUPS budget).
-RECECO_CONTACT_FORM_RATE = envstr("RECECO_CONTACT_FORM_RATE", "10/h")
-if not re.fullmatch(r"[1-9]\d*/([1-9]\d*)?[smhd]", RECECO_CONTACT_FORM_RATE):
-    raise ImproperlyConfigured(
-        f"RECECO_CONTACT_FORM_RATE must be a rate such as 10/h or 5/10m, not {RECECO_CONTACT_FORM_RATE!r}"
-    )
-# Customers who kept the page open too long get a page that says so, not Django's.
-CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
-# --- end of issue 4 settings ---------------------------------------------------------
+
+# --- Logging -------------------------------------------------------------------------
 
 LOGGING = {
     "version": 1,
@@ -289,59 +348,3 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
     },
 }
-
-# --- Merchants, API keys and rate limits (issue 3; README "Merchants, API keys and the admin") ---
-INSTALLED_APPS += ["django_ratelimit", "axes"]
-
-# Server secret of the API key digests (HMAC-SHA256). Unset: derived from SECRET_KEY, so
-# changing DJANGO_SECRET_KEY then invalidates every API key; set this to decouple them.
-RECECO_API_KEY_SECRET = envstr("RECECO_API_KEY_SECRET")
-
-
-def _rates(name: str, default: list[str]) -> list[str]:
-    """A comma-separated list of django-ratelimit rates such as ``1000/m,100/s``."""
-    rates = envlist(name, default)
-    for rate in rates:
-        if not re.fullmatch(r"[1-9]\d*/([1-9]\d*)?[smhd]", rate):
-            raise ImproperlyConfigured(f"{name} must be rates such as 1000/m,100/s or 30/5m, not {rate!r}")
-    if not rates:
-        raise ImproperlyConfigured(f"{name} must name at least one rate such as 600/m")
-    return rates
-
-
-# Per live key (spec 8: 1000 a minute, bursts of 100 a second); test keys are not limited.
-RECECO_RATELIMIT_LIVE_KEY = _rates("RECECO_RATELIMIT_LIVE_KEY", ["1000/m", "100/s"])
-# Per client address, for calls without a key (and with a key that fails).
-RECECO_RATELIMIT_ANONYMOUS = _rates("RECECO_RATELIMIT_ANONYMOUS", ["600/m"])
-# Per client address: short codes that find nothing (or nothing the caller may have),
-# so that short codes cannot be enumerated. Tokens are never refused.
-RECECO_RATELIMIT_FAILED_LOOKUPS = _rates("RECECO_RATELIMIT_FAILED_LOOKUPS", ["30/m"])[0]
-# Per client address: test- merchants created by a sale's first use (no key involved).
-RECECO_RATELIMIT_TEST_MERCHANTS = _rates("RECECO_RATELIMIT_TEST_MERCHANTS", ["20/h"])[0]
-# How many proxies in front append to X-Forwarded-For. 0: the client address is
-# REMOTE_ADDR and X-Forwarded-For is ignored (anyone can write it).
-RECECO_TRUSTED_PROXY_COUNT = envint("RECECO_TRUSTED_PROXY_COUNT", 0)
-
-RATELIMIT_USE_CACHE = "default"
-# A counter that cannot be read lets the call through; merchants.sharedcache logs it.
-RATELIMIT_FAIL_OPEN = True
-if REDIS_URL:
-    # django-ratelimit's list of supported backends predates Django's own Redis backend,
-    # which is shared by every process and counts with Redis INCR: the warning is moot.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
-elif DEBUG:
-    # Development runs one process, where local memory counts correctly. Without DEBUG
-    # the error stands: several workers would each keep their own counters.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
-
-# --- Dashboard sign-in throttling (django-axes; merchants.signin) ---
-# A user name is locked out from one address after this many wrong passwords in a row,
-# for this long (each further try restarts the pause); a right password resets the count.
-AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
-AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT
-AXES_LOCKOUT_CALLABLE = "merchants.signin.locked_out"
-AXES_CLIENT_STR_CALLABLE = "merchants.signin.client_label"  # no user name or address in the log
-AXES_VERBOSE = False

@@ -1,8 +1,8 @@
-"""Recording a sale as a receipt: merchant resolution, idempotency, short-code collisions,
-and the rule that a keyed sale always lands on its token."""
+"""Turning a sale into a receipt: idempotency, short-code collisions, and the rule that a
+keyed sale always lands on its token. Which merchant it is for, and who may make it, is
+merchants.sales."""
 
 import logging
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
-from receco.errors import Conflict, Forbidden, NotFound
-from receco.queries import create
+from receco.errors import Conflict
+from receco.lib.queries import create
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
 from receipts.delivery_limits import Planned
@@ -30,8 +30,6 @@ _MAX_CODE_ATTEMPTS = 8
 # before cannot be a claim on the sale's printed slip, only a chance collision.
 SHORT_CODE_CLAIM_LEEWAY = timedelta(hours=1)
 
-MERCHANT_NOT_FOUND = "Merchant not found"
-MERCHANT_SUSPENDED = "Merchant account is suspended"
 TOKEN_CONFLICT = "Token already used for a different receipt"
 
 
@@ -43,24 +41,6 @@ class Created:
     receipt: Receipt
     created: bool
     deliveries: list[Planned] = field(default_factory=list)
-
-
-def merchant_for_sale(sale: dict, find: Callable[[str, str | None], Merchant] | None = None) -> Merchant:
-    """Return the active merchant a validated sale names (an unsaved one for a new
-    ``test-`` id: ``create_receipt`` saves it with the receipt), found by
-    ``find(string_id, display_name)``: by default ``Merchant.objects.for_sale``, which a
-    caller may have remembered.
-
-    Raises NotFound for an unknown merchant and Forbidden for a suspended one.
-    """
-    find = find or Merchant.objects.for_sale
-    try:
-        merchant = find(sale["merchant_string_id"], sale["merchant_name"])
-    except Merchant.DoesNotExist:
-        raise NotFound(MERCHANT_NOT_FOUND) from None
-    if merchant.is_suspended:
-        raise Forbidden(MERCHANT_SUSPENDED)
-    return merchant
 
 
 def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False) -> Created:

@@ -7,7 +7,7 @@ from django.db import models
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
-from receco.queries import get_by
+from receco.lib.queries import get_by
 from receipts.contacts import mask_destination
 
 if TYPE_CHECKING:

@@ -12,11 +12,11 @@ from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
 from django_ratelimit.core import is_ratelimited
 
-from merchants import ratelimits, sharedcache
-from merchants.access import Caller
+from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
+from receco.lib import sharedcache
+from receco.lib.addresses import client_ip
 from receipts import qr
-from receipts.codes import parse_reference
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.deliveries import DeliveryLimited, attach_contact
@@ -181,20 +181,9 @@ def _scan_context() -> dict:
 
 
 def _find(request: HttpRequest, raw_reference: str) -> Receipt:
-    """``find_receipt``, with short codes held to the client address's budget of misses,
-    the one the API's look-ups share: they cannot be guessed in bulk, here or there.
-
-    Raises InvalidInput, NotFound, or RateLimited when the budget is used up."""
-    reference = parse_reference(raw_reference)
-    if not reference.is_short_code:  # what the QR code holds cannot be guessed: never refused
-        return find_receipt(raw_reference)
-    caller = Caller(ratelimits.client_ip(request))
-    ratelimits.check_lookup_budget(caller)
-    try:
-        return find_receipt(raw_reference)
-    except NotFound:
-        ratelimits.record_failed_lookup(caller)
-        raise
+    """The receipt a page names, as the API finds it: its short codes held to the same
+    budget of misses per client address. Raises InvalidInput, NotFound or RateLimited."""
+    return find_receipt(raw_reference, Admission.for_address(client_ip(request)))
 
 
 def _limited_words(refused: Planned) -> str:
@@ -218,7 +207,7 @@ def _form_limited(request: HttpRequest) -> bool:
     """
 
     def count() -> bool:
-        ip = ratelimits.client_ip(request)
+        ip = client_ip(request)
         rate = settings.RECECO_CONTACT_FORM_RATE
         return is_ratelimited(request, group="receipts.send", key=lambda _g, _r: ip, rate=rate, increment=True)
 

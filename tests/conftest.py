@@ -117,34 +117,38 @@ def stored(receipt_factory):
 
 
 def _clear_test_cache():
-    """Empty the cache between tests: rate-limit and usage counters must not leak.
+    """Empty the caches between tests: counters must not leak from one to the next.
 
     Local memory is this process's own. In Redis only the keys under this run's prefix
     (tests/settings.py) are deleted, never the whole database.
     """
-    from django.conf import settings
     from django.core.cache import cache
 
-    if not settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
+    from merchants.admission.store import MemoryStore, store
+    from receco.lib import sharedcache
+
+    client = sharedcache.redis_client()
+    if client is None:
         cache.clear()
+        current = store()
+        assert isinstance(current, MemoryStore)
+        current.clear()
         return
-    client = cache._cache.get_client(write=True)
-    pattern = f"{settings.CACHES['default']['KEY_PREFIX']}:*"
-    names = list(client.scan_iter(match=pattern, count=1000))
+    names = list(client.scan_iter(match=sharedcache.key("*"), count=1000))
     if names:
         client.delete(*names)
 
 
 @pytest.fixture(autouse=True)
 def _isolated_cache():
-    """Each test starts with an empty cache and nothing this process remembers of keys
-    and merchants (merchants.keycache, merchants.merchantcache)."""
-    from merchants import keycache, merchantcache, sharedcache
+    """Each test starts with empty caches and nothing this process remembers of keys and
+    merchants (merchants.admission.memory)."""
+    from merchants.admission import memory
+    from receco.lib import sharedcache
 
     def forget():
         sharedcache.reset()
-        keycache.forget()
-        merchantcache.forget()
+        memory.forget()
         _clear_test_cache()
 
     forget()

@@ -274,8 +274,8 @@ def test_a_failure_while_authenticating_answers_the_envelope(api, live_key, monk
     def broken(*args, **kwargs):
         raise RuntimeError("database is gone")
 
-    monkeypatch.setattr("merchants.access.authenticate", broken)
+    monkeypatch.setattr("merchants.keys.stored_key", broken)
     status, body = api.get("getReceipt", {"token": "STORE1"}, **bearer(live_key))
     assert status == 500
     assert body == error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error", "getReceipt")
-    assert "Unexpected error while authenticating" in caplog.text
+    assert "Unexpected error in procedure getReceipt" in caplog.text

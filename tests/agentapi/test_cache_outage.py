@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from merchants import sharedcache
+from receco.lib import sharedcache
 from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
@@ -18,10 +18,11 @@ def redis_down(settings):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    settings.REDIS_URL = f"redis://127.0.0.1:{port}/0"
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "LOCATION": settings.REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
@@ -32,7 +33,7 @@ def redis_down(settings):
 
 
 def test_calls_without_a_key_are_answered(api, stored, redis_down, caplog):
-    caplog.set_level(logging.WARNING, logger="merchants.sharedcache")
+    caplog.set_level(logging.WARNING, logger="receco.lib.sharedcache")
     assert [api.get("getReceipt", {"token": "STORE1"})[0] for _ in range(3)] == [200, 200, 200]
     assert "Shared cache unavailable during rate limiting" in caplog.text
 

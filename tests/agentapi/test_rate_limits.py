@@ -1,18 +1,17 @@
-"""Rate limits (spec section 8): live keys, test keys, anonymous addresses, failed look-ups.
+"""Rate limits: live keys, test keys, anonymous addresses, failed look-ups (merchants.admission).
 
-The limits are made tiny through settings; the counters are django-ratelimit's in the
-configured cache: local memory on a bare machine, Redis when REDIS_URL is set (CI).
+The limits are made tiny through settings; the counters live in the admission store:
+local memory on a bare machine, Redis when REDIS_URL is set (CI).
 """
 
 import json
 import os
-from types import SimpleNamespace
 
-import django_ratelimit.core
 import pytest
 from django.conf import settings as django_settings
-from django.core.cache import cache
 
+from merchants.admission import limits
+from receco.lib import sharedcache
 from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +21,7 @@ NOW = 1_800_000_000.25  # a fixed instant, so no test straddles a window boundar
 
 @pytest.fixture(autouse=True)
 def _frozen_windows(monkeypatch):
-    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: NOW))
+    monkeypatch.setattr(limits, "clock", lambda: NOW)
 
 
 def _get(api, reference="STORE1", ip="203.0.113.7", **headers):
@@ -235,14 +234,12 @@ class TestFailedLookups:
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
 def test_the_counters_live_in_redis(api, stored, live_key):
-    assert django_settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     _get(api, **bearer(live_key))
-    client = cache._cache.get_client()
-    prefix = django_settings.CACHES["default"]["KEY_PREFIX"]
-    counters = [client.get(name) for name in client.scan_iter(match=f"{prefix}:1:rl:*")]
+    client = sharedcache.redis_client()
+    names = list(client.scan_iter(match=sharedcache.key("rl:*")))
     # The key's minute and second windows; failed look-ups are only read, and none were stored.
-    assert sorted(int(value) for value in counters) == [1, 1]
-    assert all(0 < client.ttl(name) <= 65 for name in client.scan_iter(match=f"{prefix}:1:rl:*"))
+    assert sorted(int(client.get(name)) for name in names) == [1, 1]
+    assert all(0 < client.ttl(name) <= 61 for name in names)
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
@@ -251,11 +248,8 @@ def test_a_dropped_redis_connection_is_replaced_without_failing_open(api, stored
     assert _get(api).status_code == 200
     # What a Redis restart or an idle timeout does to the connection each process holds:
     # that one connection is closed by the server (never anyone else's).
-    from merchants.sharedcache import held_connection
-
-    held = held_connection()
+    held = sharedcache.held_connection()
     client_id = held.execute("CLIENT", "ID")
-    admin = cache._cache.get_client()
-    assert admin.client_kill_filter(_id=client_id) == 1
+    assert sharedcache.redis_client().client_kill_filter(_id=client_id) == 1
     assert [_get(api).status_code for _ in range(3)] == [200, 200, 429]
     assert "Shared cache unavailable" not in caplog.text

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from merchants.models import ApiKey, KeyUsage
-from merchants.usage import count_call, flush_usage, note_key_used, usage_report
+from merchants.usage import count_call, flush_usage, usage_report
 from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
@@ -27,10 +27,10 @@ def test_last_used_is_written_at_most_once_a_minute(live_key):
     api_key = live_key.api_key
     start = timezone.now()
     with CaptureQueriesContext(connection) as queries:
-        note_key_used(api_key, start)
-        note_key_used(api_key, start + timedelta(seconds=59))
+        api_key.note_used(start)
+        api_key.note_used(start + timedelta(seconds=59))
     assert len(_writes(queries)) == 1
-    note_key_used(api_key, start + timedelta(seconds=61))
+    api_key.note_used(start + timedelta(seconds=61))
     api_key.refresh_from_db()
     assert api_key.last_used_at == start + timedelta(seconds=61)
 
@@ -112,26 +112,26 @@ def test_the_report_shows_only_the_merchants_own_keys(api, live_key, other_live_
 
 
 def test_two_flushes_at_once_count_each_call_once(api, live_key, monkeypatch):
-    from django.core.cache import cache
-
     from merchants import usage
+    from merchants.admission.store import store
 
+    real = store()
     for _ in range(3):
         _get(api, live_key)
 
     class Racing:
-        """The cache, except that another flush claims the calls right after this one read them."""
+        """The store, except that another flush claims the calls right after this one read them."""
 
         def __getattr__(self, name):
-            return getattr(cache, name)
+            return getattr(real, name)
 
         def get_many(self, names):
-            snapshot = cache.get_many(names)
-            monkeypatch.setattr(usage, "cache", cache)
+            snapshot = real.get_many(names)
+            monkeypatch.setattr(usage, "store", lambda: real)
             assert flush_usage() == 3
             return snapshot
 
-    monkeypatch.setattr(usage, "cache", Racing())
+    monkeypatch.setattr(usage, "store", lambda: Racing())
     assert flush_usage() == 0
     assert KeyUsage.objects.get().requests == 3
     _get(api, live_key)

@@ -72,4 +72,4 @@ def test_postgres_urls_use_persistent_checked_connections():
         text=True,
         timeout=60,
     )
-    assert result.stdout.split() == ["receco.postgresql", "receco", "600", "True"]
+    assert result.stdout.split() == ["receco.lib.postgresql", "receco", "600", "True"]

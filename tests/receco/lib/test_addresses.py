@@ -1,37 +1,8 @@
-"""The rate-limit policy's parts: rates, client addresses and the RateLimit headers."""
+"""The client address limits count against (receco.lib.addresses)."""
 
-import pytest
 from django.test import RequestFactory
 
-from merchants.ratelimits import Policy, Quota, RateState, client_ip
-
-
-@pytest.mark.parametrize(
-    ("rate", "limit", "window", "described"),
-    [
-        ("1000/m", 1000, 60, "1000 per minute"),
-        ("100/s", 100, 1, "100 per second"),
-        ("30/5m", 30, 300, "30 per 300 seconds"),
-        ("5000/d", 5000, 86400, "5000 per day"),
-    ],
-)
-def test_rates_are_read(rate, limit, window, described):
-    policy = Policy.parse(rate)
-    assert (policy.limit, policy.window, policy.describe()) == (limit, window, described)
-
-
-@pytest.mark.parametrize("rate", ["0/m", "10", "10/x", "ten/m", "10/0m"])
-def test_bad_rates_are_refused(rate):
-    with pytest.raises(ValueError, match="is not a rate such as 1000/m"):
-        Policy.parse(rate)
-
-
-def test_the_headers_follow_the_ietf_draft():
-    state = RateState((Quota(Policy.parse("1000/m"), 997, 42), Quota(Policy.parse("100/s"), 99, 1)))
-    assert state.headers() == {
-        "RateLimit-Policy": '"minute";q=1000;w=60, "second";q=100;w=1',
-        "RateLimit": '"minute";r=997;t=42, "second";r=99;t=1',
-    }
+from receco.lib.addresses import client_ip
 
 
 def _request(remote="203.0.113.9", forwarded=None):

@@ -23,7 +23,7 @@ from django.db.backends.postgresql import base
 from django.db.models.signals import pre_migrate
 from psycopg.pq import TransactionStatus
 
-from receco.postgresql import watchdog
+from receco.lib.postgresql import watchdog
 
 # How long after the server's own statement timeout the client gives up on it.
 DEADLINE_GRACE = 2.0  # seconds

@@ -6,7 +6,7 @@ is HTML, which no API client can read. These workers answer the same statuses wi
 envelope of every other failure (agentapi.envelopes); the request's path is not known
 yet, so every such answer is the envelope, and it carries no ``path``.
 
-Use them with ``worker_class = "receco.gunicorn_workers.SyncWorker"`` (gunicorn.conf.py)
+Use them with ``worker_class = "receco.lib.gunicorn_workers.SyncWorker"`` (gunicorn.conf.py)
 or ``...ThreadWorker``.
 """
 

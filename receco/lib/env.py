@@ -5,9 +5,12 @@ typo in a deployment is caught before the first request instead of at the first 
 """
 
 import os
+import zoneinfo
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+
+from receco.lib.rates import parse_rate
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -62,7 +65,37 @@ def envurl(name: str, default: str, schemes: tuple[str, ...] = ("http", "https")
     return raw.rstrip("/")
 
 
-# --- issue 4: email settings from one URL ------------------------------------------
+def envrates(name: str, default: list[str]) -> list[str]:
+    """Return a comma-separated list of rates such as ``1000/m,100/s`` (receco.lib.rates)."""
+    rates = envlist(name, default)
+    for rate in rates:
+        try:
+            parse_rate(rate)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name} must be rates such as 1000/m,100/s or 30/5m, not {rate!r}") from None
+    if not rates:
+        raise ImproperlyConfigured(f"{name} must name at least one rate such as 600/m")
+    return rates
+
+
+def envrate(name: str, default: str) -> str:
+    """Return one rate such as ``30/m`` or ``10/5m`` (receco.lib.rates)."""
+    rates = envrates(name, [default])
+    if len(rates) != 1:
+        raise ImproperlyConfigured(f"{name} must be one rate such as 30/m, not {', '.join(rates)!r}")
+    return rates[0]
+
+
+def envzone(name: str, default: str) -> str:
+    """Return the name of a time zone of the IANA database, such as ``Africa/Lagos``."""
+    value = envstr(name, default)
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(f"{name} must be a time zone name such as Africa/Lagos, not {value!r}") from None
+    return value
+
+
 _EMAIL_BACKENDS = {
     "smtp": "django.core.mail.backends.smtp.EmailBackend",
     "smtp+tls": "django.core.mail.backends.smtp.EmailBackend",

@@ -1,0 +1,141 @@
+"""The limits calls are held to, counted in fixed windows (merchants.admission.store).
+
+- Live keys: RECECO_RATELIMIT_LIVE_KEY per key (1000 a minute and 100 a second).
+- Test keys: not limited.
+- Calls without a key, and with a key that fails: RECECO_RATELIMIT_ANONYMOUS per client address.
+- New ``test-`` merchants, which a sale creates on first use without any key:
+  RECECO_RATELIMIT_TEST_MERCHANTS per client address.
+- Short codes that find nothing: merchants.admission.budget.
+
+A window of ``w`` seconds is the ``now // w``-th since the epoch; its counter lives until
+the window ends. Counters are named by a digest of who is counted, so no address or key
+id is written in Redis. If Redis is down the limits fail open.
+"""
+
+import functools
+import hashlib
+import time
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from django.conf import settings
+
+from merchants.admission.store import Count, store
+from receco.errors import RateLimited
+from receco.lib import sharedcache
+from receco.lib.rates import Rate, parse_rate
+
+LIVE_KEY = "key"
+ANONYMOUS = "ip"
+TEST_MERCHANTS = "test-merchants"
+
+# Where windows take the time from: seconds since the epoch (tests hold it still).
+clock = time.time
+
+
+class Window(NamedTuple):
+    """The counter of one rate's current window for one caller."""
+
+    rate: Rate
+    count: Count
+    reset: int  # seconds until the window ends
+
+
+class Quota(NamedTuple):  # made for every call with a live key: a tuple is cheapest
+    rate: Rate
+    remaining: int
+    reset: int
+
+
+class RateState(NamedTuple):
+    """Where a live key stands against each of its limits after a call."""
+
+    quotas: tuple[Quota, ...]
+
+    def headers(self) -> dict[str, str]:
+        """RateLimit-Policy and RateLimit as in draft-ietf-httpapi-ratelimit-headers."""
+        states = (f'"{q.rate.name}";r={q.remaining};t={q.reset}' for q in self.quotas)
+        return {
+            "RateLimit-Policy": _policy_header(tuple(q.rate for q in self.quotas)),
+            "RateLimit": ", ".join(states),
+        }
+
+
+@functools.lru_cache(maxsize=64)  # the same for every response to a key
+def _policy_header(rates: tuple[Rate, ...]) -> str:
+    return ", ".join(f'"{rate.name}";q={rate.limit};w={rate.window}' for rate in rates)
+
+
+class RateLimitExceeded(RateLimited):
+    """A 429 that also says where a live key stands, for the RateLimit headers."""
+
+    def __init__(self, message: str, retry_after: int, state: RateState | None):
+        super().__init__(message, retry_after)
+        self.state = state
+
+
+def rates(setting: str) -> list[Rate]:
+    """The rates of a setting (one rate, or a list of them)."""
+    value = getattr(settings, setting)
+    return [parse_rate(text) for text in ([value] if isinstance(value, str) else value)]
+
+
+def windows(group: str, identity: str, counted: Sequence[Rate], now: float, *, add: bool = True) -> list[Window]:
+    """The current window of each rate for ``identity`` in ``group``."""
+    second = int(now)
+    found = []
+    for rate in counted:
+        index = second // rate.window
+        reset = (index + 1) * rate.window - second
+        found.append(Window(rate, Count(_name(group, identity, rate.window, index), reset + 1, add), reset))
+    return found
+
+
+@functools.lru_cache(maxsize=4096)  # a counter is named anew once per window
+def _name(group: str, identity: str, window: int, index: int) -> str:
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:24]
+    return f"rl:{group}:{digest}:{window}:{index}"
+
+
+def judge(counted: Sequence[Window], values: Sequence[int], who: str, *, advertise: bool) -> RateState | None:
+    """Where a caller stands after its call was counted in ``counted`` (whose counters now
+    hold ``values``); the state only when it is ``advertise``d (live keys').
+
+    Raises RateLimitExceeded, naming the first limit passed and ``who`` was counted."""
+    quotas, exceeded = [], None
+    for window, value in zip(counted, values, strict=False):
+        quotas.append(Quota(window.rate, max(0, window.rate.limit - value), window.reset))
+        if value > window.rate.limit and exceeded is None:
+            exceeded = window
+    state = RateState(tuple(quotas)) if advertise else None
+    if exceeded is not None:
+        message = f"Rate limit exceeded: at most {exceeded.rate.describe()} {who}"
+        raise RateLimitExceeded(message, max(1, exceeded.reset), state)
+    return state
+
+
+ANONYMOUS_WHO = "from one address without an API key"
+
+
+def charge_anonymous(ip: str, now: float | None = None) -> None:
+    """Count one call of ``ip`` against the limits of calls without a key (a key that
+    failed counts so: keys cannot be guessed faster than anyone may call). Raises
+    RateLimitExceeded; fails open."""
+    counted = windows(ANONYMOUS, ip, rates("RECECO_RATELIMIT_ANONYMOUS"), now or clock())
+    answer = sharedcache.guarded("rate limiting", lambda: store().count([w.count for w in counted]), None)
+    if answer is not None:
+        judge(counted, answer[0], ANONYMOUS_WHO, advertise=False)
+
+
+def charge_new_test_merchant(ip: str, now: float | None = None) -> None:
+    """Count a ``test-`` merchant about to be created for a sale from ``ip``; raise
+    RateLimited past RECECO_RATELIMIT_TEST_MERCHANTS. Fails open."""
+    (window,) = windows(TEST_MERCHANTS, ip, rates("RECECO_RATELIMIT_TEST_MERCHANTS"), now or clock())
+    answer = sharedcache.guarded("rate limiting", lambda: store().count([window.count]), None)
+    if answer is not None and answer[0][0] > window.rate.limit:
+        raise RateLimited(
+            f"Too many new test merchants: at most {window.rate.describe()} from one address; "
+            "use a test- merchant id you have used before",
+            max(1, window.reset),
+        )
+

@@ -1,0 +1,43 @@
+"""The client address a request counts against: the socket's, or behind trusted proxies
+the one the outermost of them saw."""
+
+import functools
+import ipaddress
+
+from django.conf import settings
+from django.http import HttpRequest
+
+UNKNOWN = "unknown"
+
+
+def client_ip(request: HttpRequest) -> str:
+    """REMOTE_ADDR, or with RECECO_TRUSTED_PROXY_COUNT = N proxies in front, the address the
+    outermost of them saw (N-th from the right in X-Forwarded-For; REMOTE_ADDR when that
+    is missing or not an address). IPv6 addresses count per /64, which one subscriber
+    usually holds. UNKNOWN when there is no address (a Unix socket with no proxy header:
+    every such caller shares one allowance)."""
+    candidates = []
+    hops = settings.RECECO_TRUSTED_PROXY_COUNT
+    if hops:
+        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        forwarded = [part for part in forwarded if part]
+        if len(forwarded) >= hops:
+            candidates.append(forwarded[-hops])
+    candidates.append(request.META.get("REMOTE_ADDR") or "")
+    for candidate in candidates:
+        ip = _counted_address(candidate)
+        if ip is not None:
+            return ip
+    return UNKNOWN
+
+
+@functools.lru_cache(maxsize=4096)  # the same few addresses call again and again
+def _counted_address(text: str) -> str | None:
+    """``text`` as the address limits count against (an IPv6 address's /64), or None."""
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
+    return str(ip)
