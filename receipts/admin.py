@@ -10,9 +10,9 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from merchants.scoping import MerchantScopedAdmin
-from receipts.deliveries import enqueue
 from receipts.models import Delivery, Receipt
 from receipts.representation import iso_utc
+from receipts.tasks import enqueue
 
 CSV_COLUMNS = [
     ("short_code", lambda r: r.short_code),

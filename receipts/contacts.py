@@ -8,6 +8,8 @@ from django.conf import settings
 from receco.errors import InvalidInput
 
 MAX_EMAIL_LENGTH = 254
+# Longer than any phone number written with spaces, dots or a prefix such as "tel:".
+MAX_PHONE_LENGTH = 40
 # Top-level names kept for private networks (ICANN's .internal, and those RFC 6762
 # lists as in use on home and company networks), which email-validator's list of
 # special-use names (localhost, local, test, onion, arpa, invalid) does not cover.
@@ -46,8 +48,8 @@ def normalize_phone(value: object) -> str:
     """
     if not isinstance(value, str):
         raise ValueError("Must be a string")
-    if len(value) > 40:
-        raise ValueError("Must be at most 40 characters")
+    if len(value) > MAX_PHONE_LENGTH:
+        raise ValueError(f"Must be at most {MAX_PHONE_LENGTH} characters")
     try:
         number = phonenumbers.parse(value, settings.RECECO_PHONE_REGION)
     except phonenumbers.NumberParseException:

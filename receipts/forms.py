@@ -9,7 +9,7 @@ from django import forms
 from django.conf import settings
 
 from receco.errors import InvalidInput
-from receipts.contacts import MAX_EMAIL_LENGTH, clean_contact
+from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, clean_contact
 
 
 def phone_example() -> str:
@@ -22,7 +22,7 @@ def phone_example() -> str:
 
 class ContactForm(forms.Form):
     email = forms.CharField(required=False, max_length=MAX_EMAIL_LENGTH, strip=True)
-    phone = forms.CharField(required=False, max_length=40, strip=True)
+    phone = forms.CharField(required=False, max_length=MAX_PHONE_LENGTH, strip=True)
 
     def clean(self):
         data = super().clean()

@@ -1,14 +1,36 @@
-"""Background tasks, run by django-tasks (see settings.TASKS and the README)."""
+"""Background tasks, run by django-tasks (settings.TASKS; README, "Delivery")."""
+
+from datetime import datetime
 
 from django_tasks import task
 
-from receipts import deliveries
+from receipts import sending
 
 
 @task()
 def send_delivery(delivery_id: int) -> str:
-    """Send one receipt delivery (``receipts.deliveries.run_delivery``); returns its status.
+    """Send one receipt delivery (receipts.sending.run_delivery), and queue its next attempt
+    if this one failed and another is due; returns its status.
 
     Only the id travels through the queue: no personal data in the task table.
     """
-    return deliveries.run_delivery(delivery_id)
+    attempt = sending.run_delivery(delivery_id)
+    if attempt.retry_at is not None:
+        enqueue(delivery_id, run_after=attempt.retry_at)
+    return attempt.status
+
+
+def enqueue(delivery_id: int, run_after: datetime | None = None) -> bool:
+    """Hand the delivery to the task runner, for ``run_after`` if given; return whether it was queued.
+
+    A backend that cannot wait (the immediate one) is not given retries: the sweep
+    (receipts.deliveries.requeue_due, the ``senddeliveries`` command) picks them up when
+    their time has come.
+    """
+    queued = send_delivery
+    if run_after is not None:
+        if not send_delivery.get_backend().supports_defer:
+            return False
+        queued = send_delivery.using(run_after=run_after)
+    queued.enqueue(delivery_id)
+    return True

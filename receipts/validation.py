@@ -18,7 +18,7 @@ from merchants.colors import normalize_accent_color
 from merchants.models import string_id_validator
 from receco.errors import InvalidInput
 from receipts.codes import SHORT_CODE_RE, TOKEN_RE
-from receipts.contacts import normalize_email, normalize_phone
+from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_email, normalize_phone
 
 # Upper bounds, documented in the README. A body over RECECO_MAX_BODY_BYTES is refused
 # before any of this runs.
@@ -83,8 +83,8 @@ class SaleSerializer(serializers.Serializer):
     payment_method = _optional_text(50)
     location = _optional_text(200)
     status = _optional_text(32)
-    customer_email = _optional_text(254)
-    customer_phone = _optional_text(40)
+    customer_email = _optional_text(MAX_EMAIL_LENGTH)
+    customer_phone = _optional_text(MAX_PHONE_LENGTH)
 
     def validate_token(self, value):
         if value and not TOKEN_RE.match(value):
@@ -154,13 +154,26 @@ class SaleSerializer(serializers.Serializer):
         return _contact(normalize_phone, value)
 
     def to_internal_value(self, data):
-        values = super().to_internal_value(data)
-        for name in ("merchant_name", "category", "payment_method", "location"):
-            values[name] = values.get(name) or None
-        for item in values["items"]:
-            if not item.get("sku"):
-                item.pop("sku", None)
+        values = _blanks_are_absent(super().to_internal_value(data))
+        values["items"] = [_without_blank_sku(item) for item in values["items"]]
         return values
+
+
+# Free text sent blank is stored as absent (null), like text not sent at all.
+_BLANK_IS_ABSENT = ("merchant_name", "category", "payment_method", "location")
+
+
+def _blanks_are_absent(values: dict) -> dict:
+    for name in _BLANK_IS_ABSENT:
+        values[name] = values.get(name) or None
+    return values
+
+
+def _without_blank_sku(item) -> dict:
+    item = dict(item)
+    if not item.get("sku"):
+        item.pop("sku", None)
+    return item
 
 
 def validate_sale(data: object) -> dict:
@@ -186,8 +199,10 @@ def validate_sale(data: object) -> dict:
 # which costs more than storing the receipt. A sale from a POS is almost always well
 # formed, so it is first read by the plain code below, which accepts exactly what the
 # serializer accepts and returns exactly what it returns (tests/receipts/
-# test_validation_fast_path.py compares the two). At the first thing it does not
-# accept, it gives up and the serializer reads the sale, naming every bad field.
+# test_validation_fast_path.py compares the two). Its bounds are read from the
+# serializer's fields once, when this module is imported, and its per-field checks are
+# the serializer's own validate_<field> methods. At the first thing it does not accept,
+# it gives up and the serializer reads the sale, naming every bad field.
 
 
 class _Refused(Exception):
@@ -195,88 +210,71 @@ class _Refused(Exception):
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-_SALE_TEXT = {  # name: (max_length, required)
-    "token": 64, "short_code": 6, "merchant_name": 200, "merchant_logo": 500, "accent_color": 7, "currency": 3,
-    "transaction_date": 40, "category": 100, "payment_method": 50, "location": 200, "status": 32,
-    "customer_email": 254, "customer_phone": 40,
-}  # fmt: skip
 
 
-# For its validate_<field> methods, which keep no state.
-_CHECKS = SaleSerializer()
+def _reader(field: serializers.Field, check):
+    """A plain function reading one field as ``field`` would (None when absent), then
+    ``check`` (the serializer's validate_<field>); raises _Refused for anything else."""
+    if isinstance(field, StrictIntegerField):
+        minimum, maximum = field.min_value, field.max_value
 
+        def read_integer(value):
+            if type(value) is not int or not minimum <= value <= maximum:
+                raise _Refused
+            return value
 
-def _text(values: dict, name: str, max_length: int, required: bool = False):
-    """A StrictCharField: stripped text, "" when blank, None when null or absent."""
-    value = values.get(name)
-    if value is None:
-        if required:
+        return read_integer
+    max_length, required = field.max_length, field.required
+
+    def read_text(value):
+        if value is None:
+            if required:
+                raise _Refused
+            return check(None) if check else None
+        if type(value) is not str:
             raise _Refused
-        return None
-    if type(value) is not str:
-        raise _Refused
-    value = value.strip()
-    if not value:
-        if required:
+        value = value.strip()
+        if (not value and required) or len(value) > max_length or "\x00" in value:
             raise _Refused
-        return ""
-    if len(value) > max_length or "\x00" in value or (not value.isascii() and _SURROGATES.search(value)):
-        raise _Refused
-    return value
+        if not value.isascii() and _SURROGATES.search(value):
+            raise _Refused
+        return check(value) if check else value
+
+    return read_text
 
 
-def _integer(values: dict, name: str, minimum: int, maximum: int) -> int:
-    value = values.get(name)
-    if type(value) is not int or not minimum <= value <= maximum:
-        raise _Refused
-    return value
+def _readers(serializer: serializers.Serializer) -> dict:
+    return {
+        name: _reader(field, getattr(serializer, f"validate_{name}", None))
+        for name, field in serializer.fields.items()
+        if not isinstance(field, serializers.ListSerializer)
+    }
+
+
+_CHECKS = SaleSerializer()  # for its validate_<field> methods, which keep no state
+_SALE_READERS = _readers(_CHECKS)
+_ITEM_READERS = _readers(ItemSerializer())
+_ITEMS = _CHECKS.fields["items"]
+_MAX_ITEMS = _ITEMS.max_length
 
 
 def _well_formed_sale(data: dict) -> dict | None:
     """Return what SaleSerializer makes of ``data``, or None if it is not plainly valid."""
-    serializer = _CHECKS
     try:
-        text = {name: _text(data, name, max_length) for name, max_length in _SALE_TEXT.items()}
-        string_id = _text(data, "merchant_string_id", 64, required=True)
-        total = _integer(data, "total_amount", 0, MAX_AMOUNT)
+        sale = {name: read(data.get(name)) for name, read in _SALE_READERS.items()}
         items = data.get("items")
-        if type(items) is not list or not 1 <= len(items) <= MAX_ITEMS:
+        if type(items) is not list or not 1 <= len(items) <= _MAX_ITEMS:
             raise _Refused
-        clean_items = []
-        for item in items:
-            if type(item) is not dict:
-                raise _Refused
-            clean = {
-                "name": _text(item, "name", 200, required=True),
-                "quantity": _integer(item, "quantity", 1, MAX_QUANTITY),
-                "unit_price": _integer(item, "unit_price", 0, MAX_AMOUNT),
-                "total_price": _integer(item, "total_price", 0, MAX_AMOUNT),
-            }
-            sku = _text(item, "sku", 64)
-            if sku:
-                clean["sku"] = sku
-            clean_items.append(clean)
-        # The serializer's own per-field checks, in its field order.
-        return {
-            "token": serializer.validate_token(text["token"]),
-            "short_code": serializer.validate_short_code(text["short_code"]),
-            "merchant_string_id": serializer.validate_merchant_string_id(string_id),
-            "merchant_name": text["merchant_name"] or None,
-            "merchant_logo": serializer.validate_merchant_logo(text["merchant_logo"]),
-            "accent_color": serializer.validate_accent_color(text["accent_color"]),
-            "total_amount": total,
-            "currency": serializer.validate_currency(text["currency"]),
-            "transaction_date": serializer.validate_transaction_date(text["transaction_date"]),
-            "items": clean_items,
-            "category": text["category"] or None,
-            "payment_method": text["payment_method"] or None,
-            "location": text["location"] or None,
-            "status": serializer.validate_status(text["status"]),
-            "customer_email": serializer.validate_customer_email(text["customer_email"]),
-            "customer_phone": serializer.validate_customer_phone(text["customer_phone"]),
-        }
+        sale["items"] = [_item(item) for item in items]
     except (_Refused, serializers.ValidationError):
         return None
+    return _blanks_are_absent(sale)
+
+
+def _item(item) -> dict:
+    if type(item) is not dict:
+        raise _Refused
+    return _without_blank_sku({name: read(item.get(name)) for name, read in _ITEM_READERS.items()})
 
 
 def _contact(normalize, value):

@@ -138,4 +138,3 @@ def charge_new_test_merchant(ip: str, now: float | None = None) -> None:
             "use a test- merchant id you have used before",
             max(1, window.reset),
         )
-

@@ -74,7 +74,10 @@ def _settings_error(**env) -> str:
         ({"RECECO_TIME_ZONE": "Mars/Olympus"}, "RECECO_TIME_ZONE must be a time zone name"),
         ({"EMAIL_USE_TLS": "1", "EMAIL_USE_SSL": "1"}, "EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on"),
         ({"EMAIL_URL": "mailto:x"}, "EMAIL_URL must start with"),
-        ({"RECECO_CONTACT_FORM_RATE": "lots"}, "RECECO_CONTACT_FORM_RATE must be rates such as 1000/m,100/s or 30/5m, not"),
+        (
+            {"RECECO_CONTACT_FORM_RATE": "lots"},
+            "RECECO_CONTACT_FORM_RATE must be rates such as 1000/m,100/s or 30/5m, not",
+        ),
     ],
 )
 def test_bad_settings_stop_the_start(env, message):

@@ -11,8 +11,10 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from receipts import sms
-from receipts.deliveries import attach_contact, compose_email, compose_sms, requeue_due, retry_delay, run_delivery
+from receipts.deliveries import attach_contact, requeue_due
+from receipts.messages import compose_email, compose_sms
 from receipts.models import Delivery
+from receipts.sending import retry_delay, run_delivery
 
 pytestmark = pytest.mark.django_db
 
@@ -234,7 +236,7 @@ def test_the_pause_between_attempts_grows_and_is_capped():
 def test_a_delivery_runs_once_even_if_its_task_runs_twice(attach, receipt):
     attach(receipt, EMAIL)
     delivery = receipt.deliveries.get()
-    assert run_delivery(delivery.pk) == "sent"
+    assert run_delivery(delivery.pk).status == "sent"
     assert len(mail.outbox) == 1
     assert receipt.deliveries.get().attempts == 1
 

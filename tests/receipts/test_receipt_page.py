@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
-from receipts.deliveries import compose_email
+from receipts.messages import compose_email
 from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db

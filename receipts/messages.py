@@ -1,0 +1,39 @@
+"""What a delivery says: a receipt as an email and as a text message."""
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+
+from receipts.display import receipt_context
+from receipts.models import Receipt
+from receipts.money import format_amount
+
+# A text message names the shop in at most this many characters.
+SMS_NAME_LENGTH = 40
+
+
+def compose_email(receipt: Receipt, to: str) -> EmailMultiAlternatives:
+    """The receipt as an email to ``to``: a plain-text part and an HTML alternative, both with the link."""
+    context = {**receipt_context(receipt), "url": receipt.public_url}
+    subject = " ".join(render_to_string("receipts/email/subject.txt", context).split())
+    text = render_to_string("receipts/email/receipt.txt", context)
+    html = render_to_string("receipts/email/receipt.html", context)
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[to],
+        headers={"Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All"},
+    )
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+def compose_sms(receipt: Receipt) -> str:
+    """One short text with the total and the link, in the GSM alphabet (currency code, not symbol)."""
+    name = " ".join(receipt.merchant_name.split())
+    if len(name) > SMS_NAME_LENGTH:
+        name = name[: SMS_NAME_LENGTH - 3].rstrip() + "..."
+    prefix = "[TEST] " if receipt.is_test else ""
+    total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
+    return f"{prefix}Your receipt from {name}, {total}: {receipt.public_url}"
