@@ -71,7 +71,7 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
         try:
             with insert():
                 owner = merchant if merchant.pk is not None else _save_test_merchant(merchant)
-                receipt = create(Receipt.objects, token=token, short_code=short_code, merchant=owner, **fields)
+                receipt = create(Receipt, token=token, short_code=short_code, merchant=owner, **fields)
                 # A contact given with the sale asks for the receipt, like updateReceiptContact.
                 planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)
                 return Created(receipt, True, planned)

@@ -1,4 +1,8 @@
-"""Single-row queries compiled once, for the lookups every request makes.
+"""Single-row queries compiled once, for the look-ups every request makes.
+
+They reuse the ORM's internals (the compiler's select and klass_info, its related
+populators); tests/receco/lib/test_queries.py holds them to the ORM's own .get() and
+.create(), so a Django upgrade that changes those internals fails there.
 
 Building a query with the ORM costs more than running it: turning a QuerySet into SQL
 (every column of the model and of the related models it selects, quoted and aliased)
@@ -19,7 +23,8 @@ _PLACEHOLDER = "\x00compiled-get-placeholder\x00"
 class CompiledGet:
     """``queryset.get(<field>=value)`` with the SQL of ``queryset`` compiled once.
 
-    ``queryset`` may select related objects but must carry no filter of its own.
+    ``queryset`` may select related objects but must carry no filter of its own; ``field``
+    is a text field (its SQL is made with a text placeholder).
     """
 
     def __init__(self, queryset, field: str):
@@ -116,7 +121,7 @@ class CompiledInsert:
     def create(self, **values):
         """Return the new saved instance. Raises IntegrityError and the like as save() does."""
         if not self.plain:
-            return self.model._default_manager.using(self.db).create(**values)
+            return self.model._default_manager.db_manager(self.db).create(**values)
         obj = self.model(**values)
         connection = connections[self.db]
         signals.pre_save.send(sender=self.model, instance=obj, raw=False, using=self.db, update_fields=None)
@@ -136,10 +141,11 @@ class CompiledInsert:
 _INSERTS: dict[tuple, CompiledInsert] = {}
 
 
-def create(manager, **values):
-    """``manager.create(**values)`` through a CompiledInsert kept per model and database."""
-    shape = (manager.model, manager.db)
-    compiled = _INSERTS.get(shape)
+def create(model, **values):
+    """``model.objects.create(**values)`` on the database the router writes ``model`` to,
+    through a CompiledInsert kept per model and database."""
+    db = router.db_for_write(model)
+    compiled = _INSERTS.get((model, db))
     if compiled is None:
-        compiled = _INSERTS[shape] = CompiledInsert(manager.model, manager.db)
+        compiled = _INSERTS[(model, db)] = CompiledInsert(model, db)
     return compiled.create(**values)
