@@ -1,4 +1,4 @@
-"""The two response shapes of every procedure call (CONTRACT.md, "Envelopes")."""
+"""The two response shapes of every procedure call (docs/api.md, "Envelopes and errors")."""
 
 from agentapi.errors import ProcedureError
 

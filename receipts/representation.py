@@ -1,4 +1,4 @@
-"""The Receipt of spec 2.1 as plain data, the shape getReceipt answers."""
+"""A receipt as plain data, the shape getReceipt answers (docs/api.md, "getReceipt")."""
 
 from datetime import UTC, datetime
 
@@ -12,7 +12,7 @@ def iso_utc(moment: datetime) -> str:
 
 
 def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
-    """Return all 19 fields of spec 2.1; contact data is masked unless ``reveal_contact``."""
+    """Return all 19 fields of a receipt; contact data is masked unless ``reveal_contact``."""
     email, phone = receipt.customer_email, receipt.customer_phone
     if not reveal_contact:
         email, phone = mask_email(email), mask_phone(phone)

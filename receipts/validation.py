@@ -1,4 +1,4 @@
-"""Validation of the createReceiptFromPOS input (CONTRACT.md, "Procedures").
+"""Validation of the createReceiptFromPOS input (docs/api.md, "createReceiptFromPOS").
 
 Every failure is an InvalidInput whose message names each offending field, for
 example ``items[0].quantity: Must be a JSON integer, not a string or a decimal.``

@@ -1,5 +1,5 @@
 def error_envelope(status: int, code: str, message: str, path: str | None) -> dict:
-    """The error body CONTRACT.md prescribes for every failed procedure call."""
+    """The error body docs/api.md prescribes for every failed procedure call."""
     data = {"code": code, "httpStatus": status}
     if path is not None:
         data["path"] = path

@@ -1,4 +1,4 @@
-"""Every authentication row of spec section 7 / CONTRACT.md, on all three procedures."""
+"""Every rule of docs/api.md, "API keys and who may do what", on all three procedures."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Contact data is shown in full only to the owning merchant's key (CONTRACT.md, "Privacy")."""
+"""Contact data is shown in full only to the owning merchant's key (docs/api.md, "getReceipt")."""
 
 import pytest
 
