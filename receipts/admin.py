@@ -46,6 +46,17 @@ def csv_cell(value):
     return value
 
 
+class SetAsideFilter(admin.SimpleListFilter):
+    title = "set aside"
+    parameter_name = "set_aside"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Set aside: made without the merchant's key, its code taken by a keyed sale")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
+
+
 class _Echo:
     def write(self, value):
         return value
@@ -54,7 +65,7 @@ class _Echo:
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
     list_display = ["short_code", "merchant_name", "amount", "transaction_date", "mode", "customer_email", "created_at"]
-    list_filter = ["livemode", "transaction_date"]
+    list_filter = ["livemode", "transaction_date", SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
@@ -79,8 +90,24 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "customer_phone",
         "created_at",
         "updated_at",
+        "set_aside",
     ]
     readonly_fields = fields
+
+    @admin.display(description="set aside")
+    def set_aside(self, receipt):
+        records = list(receipt.set_asides.all())
+        if not records:
+            return "—"
+        return format_html_join(
+            "",
+            "<p>On {} this receipt, made without the merchant's API key, lost token {} and code {} to a sale sent "
+            "with the key; it was given the token and code above, which nobody holds.</p>",
+            (
+                (timezone.localtime(r.created_at).strftime("%Y-%m-%d %H:%M"), r.claimed_token, r.claimed_short_code)
+                for r in records
+            ),
+        )
 
     @admin.display(description="total", ordering="total_amount")
     def amount(self, receipt):

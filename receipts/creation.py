@@ -17,7 +17,7 @@ from receco.lib.queries import create
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
 from receipts.delivery_limits import Planned
-from receipts.models import Receipt
+from receipts.models import Receipt, SetAside
 from receipts.validation import sale_fingerprint
 
 logger = logging.getLogger(__name__)
@@ -72,6 +72,8 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
             with insert():
                 owner = merchant if merchant.pk is not None else _save_test_merchant(merchant)
                 receipt = create(Receipt, token=token, short_code=short_code, merchant=owner, **fields)
+                if not contact:
+                    return Created(receipt, True)
                 # A contact given with the sale asks for the receipt, like updateReceiptContact.
                 planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)
                 return Created(receipt, True, planned)
@@ -141,23 +143,21 @@ def _claim_on(short_code: str, sale: dict) -> Receipt | None:
 
 def _set_aside(holder: Receipt | None, token: str, short_code: str) -> bool:
     """Give ``holder``, a receipt made without its merchant's key, a fresh token and short
-    code so that a keyed sale can take the ones it claimed; keep what it claimed and
-    when it lost it. Returns False (and changes nothing) if ``holder`` was made with a
-    key: then it is a sale of its own."""
+    code so that a keyed sale can take the ones it claimed, and record what it claimed
+    (SetAside). Returns False (and changes nothing) if ``holder`` was made with a key:
+    then it is a sale of its own."""
     if holder is None or holder.keyed:
         return False
-    now = timezone.now()
     for _ in range(_MAX_CODE_ATTEMPTS):
         try:
             with transaction.atomic():  # a savepoint when a transaction is open
                 taken = Receipt.objects.filter(pk=holder.pk, keyed=False).update(
-                    token=new_token(),
-                    short_code=new_short_code(),
-                    claimed_token=holder.token,
-                    claimed_short_code=holder.short_code,
-                    set_aside_at=now,
-                    updated_at=now,
+                    token=new_token(), short_code=new_short_code(), updated_at=timezone.now()
                 )
+                if taken:
+                    SetAside.objects.create(
+                        receipt_id=holder.pk, claimed_token=holder.token, claimed_short_code=holder.short_code
+                    )
             break
         except IntegrityError:  # the fresh short code was taken: draw again
             continue

@@ -46,13 +46,8 @@ class Receipt(models.Model):
     livemode = models.BooleanField(default=True, help_text="False for test receipts.")
     # Created with the owning merchant's API key. Nothing sent without that key can take
     # a keyed sale's token or short code: a receipt made without it that holds them when
-    # the keyed sale arrives is set aside (receipts.creation).
+    # the keyed sale arrives is set aside (receipts.creation, SetAside).
     keyed = models.BooleanField("created with the merchant's key", default=False, db_default=False)
-    set_aside_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a keyed sale took the token or short code this receipt had claimed."
-    )
-    claimed_token = models.CharField(max_length=64, null=True, blank=True, help_text="The token it had claimed.")
-    claimed_short_code = models.CharField(max_length=6, null=True, blank=True)
     customer_email = models.EmailField(max_length=254, null=True, blank=True)
     customer_phone = models.CharField(max_length=16, null=True, blank=True, help_text="E.164")
     # SHA-256 of the creation request (short code excluded): a replay of the same
@@ -84,6 +79,24 @@ class Receipt(models.Model):
     def public_url(self) -> str:
         """The absolute address customers open, under RECECO_WEB_URL."""
         return f"{settings.RECECO_WEB_URL}/app/receipt/{self.token}"
+
+
+class SetAside(models.Model):
+    """A receipt made without its merchant's key lost the token or short code it had
+    claimed to a sale sent with the key (receipts.creation): what it had claimed, and when.
+    The receipt itself now has a fresh token and short code that nobody was given."""
+
+    receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="set_asides")
+    claimed_token = models.CharField(max_length=64)
+    claimed_short_code = models.CharField(max_length=6)
+    created_at = models.DateTimeField("set aside at", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "receipt set aside"
+        verbose_name_plural = "receipts set aside"
+
+    def __str__(self) -> str:
+        return f"{self.claimed_short_code} set aside"
 
 
 class DeliveryQuerySet(models.QuerySet):

@@ -74,10 +74,15 @@ class RateLimitExceeded(RateLimited):
         self.state = state
 
 
-def rates(setting: str) -> list[Rate]:
+def rates(setting: str) -> tuple[Rate, ...]:
     """The rates of a setting (one rate, or a list of them)."""
     value = getattr(settings, setting)
-    return [parse_rate(text) for text in ([value] if isinstance(value, str) else value)]
+    return _parsed((value,) if isinstance(value, str) else tuple(value))
+
+
+@functools.lru_cache(maxsize=64)  # read for every call
+def _parsed(texts: tuple[str, ...]) -> tuple[Rate, ...]:
+    return tuple(parse_rate(text) for text in texts)
 
 
 def windows(group: str, identity: str, counted: Sequence[Rate], now: float, *, add: bool = True) -> list[Window]:

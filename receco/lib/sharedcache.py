@@ -71,7 +71,12 @@ def reset() -> None:
 
 def key(name: str) -> str:
     """``name`` under RECECO_CACHE_PREFIX: every key this service writes is under it."""
-    return f"{settings.RECECO_CACHE_PREFIX}:{name}"
+    return _prefix() + name
+
+
+@functools.cache  # read for every key of every request
+def _prefix() -> str:
+    return f"{settings.RECECO_CACHE_PREFIX}:"
 
 
 def redis_client() -> redis.Redis | None:
@@ -91,6 +96,8 @@ def _forget_client(setting, **kwargs):
     if setting == "REDIS_URL":
         _client.cache_clear()
         _held.__dict__.clear()
+    if setting == "RECECO_CACHE_PREFIX":
+        _prefix.cache_clear()
 
 
 class HeldConnection:

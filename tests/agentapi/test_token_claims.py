@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from merchants.models import Merchant
-from receipts.models import Receipt
+from receipts.models import Receipt, SetAside
 from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db
@@ -55,11 +55,11 @@ def test_a_forgery_under_a_test_merchant_is_set_aside_by_the_keyed_upload(api, m
     for reference in (TOKEN, CODE):
         shown = _read(api, reference)
         assert (shown["merchant_id"], shown["total_amount"]) == (merchant.pk, 130000)
-    set_aside = Receipt.objects.get(claimed_token=TOKEN)
-    assert (set_aside.claimed_short_code, set_aside.total_amount) == (CODE, 1)
-    assert set_aside.token != TOKEN
-    assert set_aside.short_code != CODE
-    assert set_aside.set_aside_at is not None
+    record = SetAside.objects.get(claimed_token=TOKEN)
+    assert (record.claimed_short_code, record.receipt.total_amount) == (CODE, 1)
+    assert record.receipt.token != TOKEN
+    assert record.receipt.short_code != CODE
+    assert record.created_at is not None
 
 
 def test_a_forgery_for_the_same_keyless_merchant_is_set_aside_too(api, merchant, live_key, genuine, forgery):
@@ -68,7 +68,7 @@ def test_a_forgery_for_the_same_keyless_merchant_is_set_aside_too(api, merchant,
     status, body = api.post(PATH, genuine, **bearer(live_key))
     assert status == 200, body
     assert _read(api, TOKEN)["total_amount"] == 130000
-    assert Receipt.objects.get(claimed_token=TOKEN).merchant == merchant
+    assert SetAside.objects.get(claimed_token=TOKEN).receipt.merchant == merchant
 
 
 def test_a_forgery_for_a_merchant_that_requires_its_key_is_refused(api, merchant, genuine, forgery):
@@ -104,7 +104,7 @@ def test_a_squatted_short_code_alone_is_taken_back(api, merchant, live_key, genu
     assert status == 200
     assert body["result"]["data"]["short_code"] == CODE
     assert _read(api, CODE)["token"] == TOKEN
-    assert Receipt.objects.get(claimed_short_code=CODE).claimed_token == "rcpt_squatter_000001"
+    assert SetAside.objects.get(claimed_short_code=CODE).claimed_token == "rcpt_squatter_000001"
 
 
 def test_a_short_code_held_since_before_the_sale_is_a_chance_collision(api, merchant, live_key, genuine):
@@ -134,7 +134,7 @@ def test_the_same_sale_sent_first_without_then_with_the_key_is_one_receipt(api, 
     assert status == 200
     assert again["result"]["data"]["id"] == first["result"]["data"]["id"]
     assert Receipt.objects.get().keyed is True
-    assert not Receipt.objects.filter(set_aside_at__isnull=False).exists()
+    assert not SetAside.objects.exists()
 
 
 def test_setting_aside_is_logged_without_personal_data(api, merchant, live_key, genuine, forgery, caplog):

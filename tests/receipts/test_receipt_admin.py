@@ -176,3 +176,17 @@ def test_a_single_merchant_link_filters_for_its_staff(client, owner, ours, merch
     response = client.get(LIST, {"merchant": merchant.pk})
     assert response.status_code == 200
     assert ours.short_code in response.content.decode()
+
+
+def test_a_receipt_set_aside_says_so_and_can_be_found(client, owner, api, sale, live_key):
+    genuine = {**sale, "token": "rcpt_genuine01_aaaaaa", "short_code": "GENU01"}
+    api.post("createReceiptFromPOS", {**genuine, "total_amount": 1, "items": [
+        {"name": "x", "quantity": 1, "unit_price": 1, "total_price": 1}]})  # fmt: skip
+    api.post("createReceiptFromPOS", genuine, Authorization=f"Bearer {live_key.key}")
+    lost = Receipt.objects.get(set_asides__isnull=False)
+    client.force_login(owner)
+    listed = client.get(LIST, {"set_aside": "yes"}).content.decode()
+    assert lost.short_code in listed
+    assert "GENU01" not in listed
+    page = client.get(f"{LIST}{lost.pk}/change/").content.decode()
+    assert "lost token rcpt_genuine01_aaaaaa and code GENU01 to a sale sent with the key" in page

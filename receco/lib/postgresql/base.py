@@ -56,12 +56,18 @@ def _with_deadline(cursor_class: type, seconds: float) -> type:
 
     class DeadlineCursor(cursor_class):
         def execute(self, query, params=None, **kwargs):
-            with watchdog.deadline(self.connection.fileno(), seconds):
+            token = watchdog.arm(self.connection.fileno(), seconds)
+            try:
                 return super().execute(query, params, **kwargs)
+            finally:
+                watchdog.disarm(token)
 
         def executemany(self, query, params_seq, **kwargs):
-            with watchdog.deadline(self.connection.fileno(), seconds):
+            token = watchdog.arm(self.connection.fileno(), seconds)
+            try:
                 return super().executemany(query, params_seq, **kwargs)
+            finally:
+                watchdog.disarm(token)
 
     DeadlineCursor.__name__ = DeadlineCursor.__qualname__ = f"Deadline{cursor_class.__name__}"
     DeadlineCursor.without_deadline = cursor_class

@@ -15,7 +15,6 @@ import os
 import socket
 import threading
 import time
-from contextlib import contextmanager
 
 logger = logging.getLogger(__name__)
 
@@ -29,33 +28,42 @@ _thread: threading.Thread | None = None
 _thread_pid = 0
 
 
-@contextmanager
-def deadline(fileno: int, seconds: float):
-    """Run the block (one statement on the connection whose socket is ``fileno``); past
-    ``seconds``, the connection is cut and the statement fails."""
-    _ensure_thread()
+def arm(fileno: int, seconds: float) -> object:
+    """Start the deadline of one statement on the connection whose socket is ``fileno``:
+    past ``seconds`` the connection is cut and the statement fails. Returns the token
+    to ``disarm`` when the statement returns."""
+    if _thread_pid != os.getpid():
+        _start_thread()
     token = object()
     with _lock:
         _running[id(token)] = (time.monotonic() + seconds, fileno)
-    try:
-        yield
-    finally:
-        with _lock:
-            _running.pop(id(token), None)
+    return token
 
 
-def _ensure_thread() -> None:
-    global _thread, _thread_pid
-
-    if _thread is not None and _thread_pid == os.getpid():
-        return
+def disarm(token: object) -> None:
     with _lock:
-        if _thread is not None and _thread_pid == os.getpid():
+        _running.pop(id(token), None)
+
+
+def _start_thread() -> None:
+    """Start this process's watching thread (once; again in a forked child)."""
+    global _thread, _thread_pid
+    with _lock:
+        if _thread_pid == os.getpid():
             return
-        _running.clear()  # a forked child inherits its parent's entries, not its statements
         _thread = threading.Thread(target=_watch, name="receco-db-watchdog", daemon=True)
         _thread_pid = os.getpid()
         _thread.start()
+
+
+def _forget_the_parent() -> None:
+    # A forked child has none of its parent's statements or threads, and must not inherit
+    # a lock the parent's thread may have held at the fork.
+    global _lock, _running, _thread, _thread_pid
+    _lock, _running, _thread, _thread_pid = threading.Lock(), {}, None, 0
+
+
+os.register_at_fork(after_in_child=_forget_the_parent)
 
 
 def _watch() -> None:
