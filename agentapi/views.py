@@ -8,6 +8,7 @@ JSON array in call order, 207 when the statuses differ.
 
 import logging
 from typing import NamedTuple
+from urllib.parse import parse_qsl
 
 import orjson
 from django.conf import settings
@@ -45,12 +46,13 @@ class Outcome(NamedTuple):
 @csrf_exempt
 def trpc(request: HttpRequest, path: str) -> HttpResponse:
     names = path.split(",")
-    batch = request.GET.get("batch") in ("1", "true")
+    query = _query(request)
+    batch = query.get("batch") in ("1", "true")
     if len(names) > MAX_BATCH_CALLS:
         message = f"A batch may hold at most {MAX_BATCH_CALLS} calls, not {len(names)}"
         return respond_error(ProcedureError("INVALID_INPUT", message), None)
     try:
-        inputs = _read_inputs(request, batch, len(names))
+        inputs = _read_inputs(request, query, batch, len(names))
     except ProcedureError as error:
         inputs = [error] * len(names)
     if not batch:
@@ -64,13 +66,26 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
     return _respond([outcome.body for outcome in results], status, retry_after, limits)
 
 
-def _read_inputs(request: HttpRequest, batch: bool, count: int) -> list:
+def _query(request: HttpRequest) -> dict[str, str]:
+    """The query string's parameters, the last of each name as QueryDict.get gives it,
+    read without building a QueryDict: every GET call reads it."""
+    raw = request.META.get("QUERY_STRING", "")
+    if not raw.isascii():  # undecoded UTF-8, which the WSGI server gave as latin-1 (PEP 3333)
+        raw = raw.encode("latin-1", "replace").decode("utf-8", "replace")
+    try:
+        fields = parse_qsl(raw, keep_blank_values=True, max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
+    except ValueError:  # more fields than that: no call reads them
+        return {}
+    return dict(fields)
+
+
+def _read_inputs(request: HttpRequest, query: dict[str, str], batch: bool, count: int) -> list:
     """Return one parsed input per call (_MISSING where none was sent)."""
     if request.method == "POST":
         raw = _read_body(request)
         source = "request body"
     else:
-        raw = request.GET.get("input", "")
+        raw = query.get("input", "")
         source = "input parameter"
     if not raw.strip():
         return [_MISSING] * count

@@ -150,3 +150,27 @@ def test_several_names_without_batch_are_one_unknown_procedure(api):
     status, body = api.get("getReceipt,getReceipt", {"token": "K7P2QX"})
     assert status == 404
     assert body["error"]["data"]["path"] == "getReceipt,getReceipt"
+
+
+class TestTheQueryString:
+    def test_unencoded_utf8_is_read_as_django_would(self, api, receipt_factory):
+        # A client that does not percent-encode: the server hands the bytes on as latin-1.
+        receipt = receipt_factory()
+        response = api.client.get(
+            "/api/trpc/getReceipt",
+            QUERY_STRING='input={"token":"' + receipt.token + '","x":"é"}'.encode().decode("latin-1"),
+        )
+        assert response.status_code == 200
+
+    def test_the_last_of_a_repeated_parameter_counts(self, api, receipt_factory):
+        receipt = receipt_factory()
+        response = api.client.get(f'/api/trpc/getReceipt?input=%7B%7D&input={{"token":"{receipt.token}"}}')
+        assert response.status_code == 200
+
+
+def test_api_answers_carry_the_headers_of_the_skipped_middleware(api, receipt):
+    response = api.request("GET", "getReceipt", data={"input": json.dumps({"token": receipt.token})})
+    assert response["Content-Type"] == "application/json"
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Content-Length"] == str(len(response.content))
