@@ -56,14 +56,14 @@ class RateState(NamedTuple):
         """RateLimit-Policy and RateLimit as in draft-ietf-httpapi-ratelimit-headers."""
         states = (f'"{q.rate.name}";r={q.remaining};t={q.reset}' for q in self.quotas)
         return {
-            "RateLimit-Policy": _policy_header(tuple(q.rate for q in self.quotas)),
+            "RateLimit-Policy": _policy_header(tuple(q.rate.text for q in self.quotas)),
             "RateLimit": ", ".join(states),
         }
 
 
-@functools.lru_cache(maxsize=64)  # the same for every response to a key
-def _policy_header(rates: tuple[Rate, ...]) -> str:
-    return ", ".join(f'"{rate.name}";q={rate.limit};w={rate.window}' for rate in rates)
+@functools.lru_cache(maxsize=64)  # the same for every response to a key; keyed by text, quick to hash
+def _policy_header(rates: tuple[str, ...]) -> str:
+    return ", ".join(f'"{rate.name}";q={rate.limit};w={rate.window}' for rate in map(parse_rate, rates))
 
 
 class RateLimitExceeded(RateLimited):
