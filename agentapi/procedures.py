@@ -3,14 +3,18 @@ act on the receipts app, return data. The router has admitted the caller (its ke
 limits) before; errors are raised and turned into envelopes by the router."""
 
 from agentapi.registry import Call, mutation, query
-from merchants.sales import merchant_for_sale
+from merchants.sales import authorize_changes, merchant_for_sale
 from receco.errors import InvalidInput
+from receipts import orf
 from receipts.contacts import clean_contact
 from receipts.creation import create_receipt
 from receipts.deliveries import attach_contact
 from receipts.lookup import find_receipt
-from receipts.representation import receipt_data
+from receipts.refunds import refund, validate_refund, validate_void, void
+from receipts.representation import iso_utc, receipt_data
 from receipts.validation import validate_sale
+
+FORMATS = (None, "orf")
 
 
 def _object_input(call: Call) -> dict:
@@ -27,8 +31,13 @@ def _token(values: dict):
 
 @query("getReceipt")
 def get_receipt(call: Call) -> dict:
-    token = _token(_object_input(call))
+    values = _object_input(call)
+    token = _token(values)
+    if values.get("format") not in FORMATS:
+        raise InvalidInput('format: Must be "orf", or absent for the receipt as it is')
     receipt = find_receipt(token, call.admission)
+    if values.get("format") == "orf":
+        return orf.document(receipt, receipt.merchant)
     return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id))
 
 
@@ -55,3 +64,32 @@ def update_receipt_contact(call: Call) -> dict:
     # find_receipt let a key through only if it is the receipt's merchant's own.
     planned = attach_contact(receipt, email, phone, keyed=call.admission.key is not None)
     return {"success": True, "deliveries": [entry.as_data() for entry in planned]}
+
+
+@mutation("refundReceipt")
+def refund_receipt(call: Call) -> dict:
+    request = validate_refund(call.input)
+    sale = find_receipt(request["token"], call.admission)
+    authorize_changes(call.admission, sale.merchant)
+    created = refund(sale, request, keyed=call.admission.key is not None)
+    receipt = created.receipt
+    data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
+    data.update(receipt_url=receipt.public_url, amount=receipt.total_amount)
+    if created.deliveries:
+        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    return data
+
+
+@mutation("voidReceipt")
+def void_receipt(call: Call) -> dict:
+    request = validate_void(call.input)
+    sale = find_receipt(request["token"], call.admission)
+    authorize_changes(call.admission, sale.merchant)
+    voided = void(sale, request["reason"], keyed=call.admission.key is not None)
+    return {
+        "id": sale.pk,
+        "token": sale.token,
+        "short_code": sale.short_code,
+        "status": sale.status,
+        "voided_at": iso_utc(voided.created_at),
+    }

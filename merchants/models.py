@@ -1,6 +1,9 @@
+import zoneinfo
 from datetime import datetime, timedelta
 
+import phonenumbers
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
@@ -16,6 +19,25 @@ string_id_validator = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
     "Use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
 )
+DEFAULT_COUNTRY = "NG"
+DEFAULT_TIME_ZONE = "Africa/Lagos"
+
+
+def validate_country(value: str) -> None:
+    """A two-letter country code (ISO 3166-1 alpha-2) such as NG."""
+    if value not in phonenumbers.SUPPORTED_REGIONS:
+        raise ValidationError("Enter a two-letter country code in capitals, such as NG or GH.")
+
+
+def validate_time_zone(value: str) -> None:
+    """A time zone of the IANA database, such as Africa/Lagos."""
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError("Enter a time zone name such as Africa/Lagos or Africa/Accra.") from None
+
+
+tax_scheme_validator = RegexValidator(r"^[A-Z][A-Z0-9_]{1,31}$", "Use capitals, digits and '_', e.g. NG_TIN.")
 
 
 class MerchantQuerySet(models.QuerySet):
@@ -68,6 +90,31 @@ class Merchant(models.Model):
         default=False,
         help_text="Every receipt of a test merchant is a test receipt.",
     )
+    # The business's legal identity, as a tax receipt states it (shown on every receipt
+    # page, email, printed copy and Open Receipt Format document, as the record is now).
+    legal_name = models.CharField(max_length=200, blank=True, help_text="As registered, e.g. “Mama Put Foods Ltd”.")
+    address = models.TextField(max_length=500, blank=True)
+    phone = models.CharField(max_length=40, blank=True, help_text="A number customers may call.")
+    support_email = models.EmailField(
+        blank=True, help_text="Where customers' replies to receipt emails go (their reply-to)."
+    )
+    tax_id_scheme = models.CharField(
+        "tax identifier scheme",
+        max_length=32,
+        blank=True,
+        validators=[tax_scheme_validator],
+        help_text="e.g. NG_TIN for a Nigerian Taxpayer Identification Number.",
+    )
+    tax_id = models.CharField("tax identifier", max_length=64, blank=True)
+    country = models.CharField(max_length=2, default=DEFAULT_COUNTRY, validators=[validate_country])
+    time_zone = models.CharField(
+        max_length=64,
+        default=DEFAULT_TIME_ZONE,
+        validators=[validate_time_zone],
+        help_text="Every date on receipts and in the dashboard is shown in it.",
+    )
+    return_policy = models.TextField(max_length=1000, blank=True, help_text="Printed on every receipt.")
+    receipt_footer = models.TextField(max_length=500, blank=True, help_text="A line for the foot of every receipt.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -95,11 +142,17 @@ class Merchant(models.Model):
             raise Forbidden(MERCHANT_SUSPENDED)
 
     @property
-    def brands_its_own_sales(self) -> bool:
-        """Whether a sale may give its own merchant name, logo and colour: only for
-        ``test-`` merchants, which belong to nobody. A registered merchant's receipts
-        carry the name, logo and colour of its record, whatever a request says."""
+    def belongs_to_nobody(self) -> bool:
+        """``test-`` merchants belong to nobody: anyone may make, refund and void their
+        (test) receipts without a key, and their sales give their own name, logo and
+        colour. A registered merchant's receipts carry the name, logo and colour of its
+        record, whatever a request says."""
         return self.string_id.startswith(TEST_MERCHANT_PREFIX)
+
+    @property
+    def tax_identifier(self) -> tuple[str, str] | None:
+        """(scheme, value) of the merchant's tax identifier, if it has one."""
+        return (self.tax_id_scheme or "TAX_ID", self.tax_id) if self.tax_id else None
 
     def set_suspended(self, suspended: bool) -> bool:
         """Suspend (or reactivate) the merchant; return whether anything changed.

@@ -1,5 +1,6 @@
-"""Which merchant a sale is for, and whether its caller may create that merchant's receipts:
-the one merchant resolution of createReceiptFromPOS."""
+"""Which merchant a sale is for, and whether a caller may create, refund or void that
+merchant's receipts: the one merchant resolution of createReceiptFromPOS, and the rule of
+refundReceipt and voidReceipt."""
 
 from merchants.admission import limits, memory
 from merchants.admission.admit import Admission
@@ -48,3 +49,14 @@ def _find(string_id: str, display_name: str | None, version: str | None) -> Merc
     if merchant.pk is not None:  # a new test merchant is saved with its first receipt
         memory.merchants.remember(string_id, merchant, version)
     return merchant
+
+
+def authorize_changes(admission: Admission, merchant: Merchant) -> None:
+    """Whether ``admission``'s caller may refund or void receipts of ``merchant``: only with
+    its key, except for ``test-`` merchants, which belong to nobody (their receipts are test
+    receipts). Raises Unauthorized, or Forbidden for another merchant's key."""
+    if admission.key is not None:
+        if not admission.speaks_for(merchant.pk):
+            raise Forbidden(OTHER_MERCHANTS_KEY)
+    elif not merchant.belongs_to_nobody:
+        raise Unauthorized(KEY_REQUIRED)

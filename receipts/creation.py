@@ -31,6 +31,8 @@ _MAX_CODE_ATTEMPTS = 8
 SHORT_CODE_CLAIM_LEEWAY = timedelta(hours=1)
 
 TOKEN_CONFLICT = "Token already used for a different receipt"
+# What a sale may give beyond its total, kept in Receipt.details when given.
+SALE_DETAILS = ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details")
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
 def _receipt_fields(merchant: Merchant, sale: dict, *, livemode: bool, keyed: bool) -> dict:
     # The merchant's name, logo and colour are its record's, unless it is a test-
     # merchant, which belongs to nobody and shows what its sales say.
-    branded = sale if merchant.brands_its_own_sales else {}
+    branded = sale if merchant.belongs_to_nobody else {}
     return {
         "merchant_name": branded.get("merchant_name") or merchant.name,
         "merchant_logo": branded.get("merchant_logo") or merchant.logo_url or None,
@@ -113,6 +115,7 @@ def _receipt_fields(merchant: Merchant, sale: dict, *, livemode: bool, keyed: bo
         "keyed": keyed,
         "customer_email": sale["customer_email"],
         "customer_phone": sale["customer_phone"],
+        "details": {name: sale[name] for name in SALE_DETAILS if sale.get(name) is not None} or None,
     }
 
 

@@ -48,6 +48,15 @@ class Receipt(models.Model):
     # a keyed sale's token or short code: a receipt made without it that holds them when
     # the keyed sale arrives is set aside (receipts.creation, SetAside).
     keyed = models.BooleanField("created with the merchant's key", default=False, db_default=False)
+    # What the POS sent beyond the total: subtotal, discount, tip, tax lines and payment
+    # details (only those given); for a refund, what it refunds and why; for a sale that
+    # was refunded, its refunds. In one column: most sales have none of it, and getReceipt
+    # answers all of it from this row alone (receipts.representation).
+    details = models.JSONField(null=True, blank=True)
+    # A refund is a receipt of its own (receipt_type "refund"), of this sale.
+    refund_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="refunds", editable=False
+    )
     customer_email = models.EmailField(max_length=254, null=True, blank=True)
     customer_phone = models.CharField(max_length=16, null=True, blank=True, help_text="E.164")
     # SHA-256 of the creation request (short code excluded): a replay of the same
@@ -76,9 +85,30 @@ class Receipt(models.Model):
         return not self.livemode
 
     @property
+    def receipt_type(self) -> str:
+        return "refund" if self.refund_of_id else "sale"
+
+    def detail(self, name: str, default=None):
+        """One entry of ``details`` (None, or ``default``, when absent)."""
+        return (self.details or {}).get(name, default)
+
+    @property
     def public_url(self) -> str:
         """The absolute address customers open, under RECECO_WEB_URL."""
         return f"{settings.RECECO_WEB_URL}/app/receipt/{self.token}"
+
+
+class Void(models.Model):
+    """A sale that was cancelled (voidReceipt): when, why, and whether with the merchant's key.
+    The receipt's status is "voided"."""
+
+    receipt = models.OneToOneField(Receipt, on_delete=models.CASCADE, related_name="void")
+    reason = models.CharField(max_length=200, blank=True)
+    keyed = models.BooleanField("with the merchant's key", default=False)
+    created_at = models.DateTimeField("voided at", auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"void of {self.receipt_id}"
 
 
 class SetAside(models.Model):

@@ -12,10 +12,14 @@ def iso_utc(moment: datetime) -> str:
 
 
 def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
-    """Return all 19 fields of a receipt; contact data is masked unless ``reveal_contact``."""
+    """Return every field of a receipt, the first 19 those every client knows, then its
+    breakdown, payment, and refunds (docs/api.md, "getReceipt"): all from its own row.
+    Contact data is masked unless ``reveal_contact``."""
     email, phone = receipt.customer_email, receipt.customer_phone
     if not reveal_contact:
         email, phone = mask_email(email), mask_phone(phone)
+    details = receipt.details or _NONE
+    payment = details.get("payment_details")
     return {
         "id": receipt.pk,
         "token": receipt.token,
@@ -36,4 +40,16 @@ def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
         "customer_phone": phone,
         "created_at": iso_utc(receipt.created_at),
         "updated_at": iso_utc(receipt.updated_at),
+        "subtotal_amount": details.get("subtotal_amount"),
+        "discount_amount": details.get("discount_amount"),
+        "tip_amount": details.get("tip_amount"),
+        "tax_lines": details.get("tax_lines", []),
+        "payment_details": {name: payment.get(name) for name in PAYMENT_DETAILS} if payment else None,
+        "receipt_type": receipt.receipt_type,
+        "refund_of": details.get("refund_of"),
+        "refunds": details.get("refunds", []),
     }
+
+
+_NONE: dict = {}
+PAYMENT_DETAILS = ("card_brand", "card_last4", "authorization_code")

@@ -25,6 +25,8 @@ from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_emai
 MAX_ITEMS = 500
 MAX_AMOUNT = 10**15  # minor units; far above any sale, below JavaScript's 2**53
 MAX_QUANTITY = 1_000_000
+MAX_TAX_LINES = 20
+MAX_TAX_RATE = 100  # percent
 # Sales are dated from this moment to this far ahead of now (a till's clock may run a
 # little fast): dates outside cannot be a real sale, and near the calendar's edges they
 # cannot even be shown in every time zone.
@@ -56,8 +58,78 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictNumberField(serializers.FloatField):
+    """A number that must arrive as a JSON number (integer or decimal): not a string or a boolean."""
+
+    default_error_messages = {"invalid": "Must be a JSON number, not a string."}
+
+    def to_internal_value(self, data):
+        if type(data) not in (int, float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false as JSON booleans: "true", 1 and "yes" are refused."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if type(data) is not bool:
+            self.fail("invalid")
+        return data
+
+
 def _optional_text(max_length: int) -> StrictCharField:
     return StrictCharField(required=False, default=None, allow_null=True, allow_blank=True, max_length=max_length)
+
+
+def _optional_amount() -> StrictIntegerField:
+    return StrictIntegerField(required=False, default=None, allow_null=True, min_value=0, max_value=MAX_AMOUNT)
+
+
+# A full card number must never be stored: 12 or more digits in a row (spaces or dashes
+# between them included) anywhere in payment_details refuse the sale.
+CARD_NUMBER_RE = re.compile(r"(?:\d[ -]?){11}\d")
+
+
+class TaxLineSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=100)
+    rate = StrictNumberField(min_value=0, max_value=MAX_TAX_RATE)  # a percentage, such as 7.5
+    taxable_amount = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    tax_amount = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    # True when the tax is already inside the item prices (it adds nothing to the total).
+    inclusive = StrictBooleanField(required=False, default=False)
+
+
+class PaymentDetailsSerializer(serializers.Serializer):
+    card_brand = _optional_text(32)
+    card_last4 = _optional_text(4)
+    authorization_code = _optional_text(64)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and any(CARD_NUMBER_RE.search(str(value)) for value in _leaves(data)):
+            raise serializers.ValidationError("Must not hold a card number (12 or more digits in a row)")
+        values = super().to_internal_value(data)
+        return {name: value for name, value in values.items() if value}
+
+    def validate_card_last4(self, value):
+        if value and not re.fullmatch(r"[0-9]{4}", value):
+            raise serializers.ValidationError("Must be the last 4 digits of the card.")
+        return value
+
+
+def _leaves(value):
+    """Every value inside a JSON value, however deep, the keys of objects included."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _leaves(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _leaves(inner)
+    else:
+        yield value
 
 
 class ItemSerializer(serializers.Serializer):
@@ -85,6 +157,11 @@ class SaleSerializer(serializers.Serializer):
     status = _optional_text(32)
     customer_email = _optional_text(MAX_EMAIL_LENGTH)
     customer_phone = _optional_text(MAX_PHONE_LENGTH)
+    subtotal_amount = _optional_amount()
+    discount_amount = _optional_amount()
+    tip_amount = _optional_amount()
+    tax_lines = TaxLineSerializer(many=True, required=False, allow_null=True, default=None, max_length=MAX_TAX_LINES)
+    payment_details = PaymentDetailsSerializer(required=False, allow_null=True, default=None)
 
     def validate_token(self, value):
         if value and not TOKEN_RE.match(value):
@@ -158,6 +235,35 @@ class SaleSerializer(serializers.Serializer):
         values["items"] = [_without_blank_sku(item) for item in values["items"]]
         return values
 
+    def validate(self, attrs):
+        problem = sums_problem(attrs)
+        if problem:
+            raise serializers.ValidationError(problem)
+        attrs["tax_lines"] = [dict(line) for line in attrs["tax_lines"]] if attrs["tax_lines"] else None
+        attrs["payment_details"] = attrs["payment_details"] or None
+        return attrs
+
+
+def sums_problem(sale: dict) -> dict[str, str] | None:
+    """What does not add up in a sale that gives its subtotal: {field: message}, or None.
+
+    The subtotal is the sum of the items' total_price, and subtotal - discount + the tax
+    of the lines that are not inclusive + tip is the total."""
+    subtotal = sale.get("subtotal_amount")
+    if subtotal is None:
+        return None
+    items = sum(item["total_price"] for item in sale["items"])
+    if subtotal != items:
+        return {"subtotal_amount": f"Must equal the sum of the items' total_price ({items})"}
+    added_tax = sum(line["tax_amount"] for line in sale.get("tax_lines") or () if not line["inclusive"])
+    expected = subtotal - (sale.get("discount_amount") or 0) + added_tax + (sale.get("tip_amount") or 0)
+    if sale["total_amount"] != expected:
+        return {
+            "total_amount": "Must equal subtotal_amount - discount_amount + the tax_amount of the tax_lines "
+            f"that are not inclusive + tip_amount ({expected})"
+        }
+    return None
+
 
 # Free text sent blank is stored as absent (null), like text not sent at all.
 _BLANK_IS_ABSENT = ("merchant_name", "category", "payment_method", "location")
@@ -189,7 +295,7 @@ def validate_sale(data: object) -> dict:
         return sale
     serializer = SaleSerializer(data=data)
     if not serializer.is_valid():
-        raise InvalidInput("; ".join(_flatten(serializer.errors)))
+        raise InvalidInput(errors_message(serializer.errors))
     sale = dict(serializer.validated_data)
     sale["items"] = [dict(item) for item in sale["items"]]
     return sale
@@ -215,10 +321,20 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 def _reader(field: serializers.Field, check):
     """A plain function reading one field as ``field`` would (None when absent), then
     ``check`` (the serializer's validate_<field>); raises _Refused for anything else."""
+    if isinstance(field, serializers.BaseSerializer):
+
+        def read_absent(value):  # nested objects (tax lines, payment details): the serializer's
+            if value is not None:
+                raise _Refused
+            return None
+
+        return read_absent
     if isinstance(field, StrictIntegerField):
-        minimum, maximum = field.min_value, field.max_value
+        minimum, maximum, optional = field.min_value, field.max_value, not field.required
 
         def read_integer(value):
+            if value is None and optional:
+                return None
             if type(value) is not int or not minimum <= value <= maximum:
                 raise _Refused
             return value
@@ -247,7 +363,7 @@ def _readers(serializer: serializers.Serializer) -> dict:
     return {
         name: _reader(field, getattr(serializer, f"validate_{name}", None))
         for name, field in serializer.fields.items()
-        if not isinstance(field, serializers.ListSerializer)
+        if name != "items"
     }
 
 
@@ -268,6 +384,8 @@ def _well_formed_sale(data: dict) -> dict | None:
         sale["items"] = [_item(item) for item in items]
     except (_Refused, serializers.ValidationError):
         return None
+    if sums_problem(sale):
+        return None
     return _blanks_are_absent(sale)
 
 
@@ -286,10 +404,19 @@ def _contact(normalize, value):
         raise serializers.ValidationError(str(exc)) from None
 
 
+# Fields a sale gained after receipts were first stored: when absent they stay out of the
+# fingerprint, so a replay of an older sale still matches the fingerprint it was stored with.
+_LATER_FIELDS = ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details")
+
+
 def sale_fingerprint(sale: dict) -> str:
     """Return a digest of the sale's content; the short code is left out because the
     service may have replaced it on a collision, and a replay still sends the original."""
-    content = {key: value for key, value in sale.items() if key != "short_code"}
+    content = {
+        key: value
+        for key, value in sale.items()
+        if key != "short_code" and not (value is None and key in _LATER_FIELDS)
+    }
     encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), default=_json_default)
     return hashlib.sha256(encoded.encode()).hexdigest()
 
@@ -298,6 +425,11 @@ def _json_default(value):
     if isinstance(value, datetime):
         return value.isoformat()
     raise TypeError(type(value).__name__)
+
+
+def errors_message(errors) -> str:
+    """A DRF error structure as one message naming each field: ``items[0].quantity: …; total_amount: …``."""
+    return "; ".join(_flatten(errors))
 
 
 def _flatten(errors, prefix: str = ""):

@@ -34,9 +34,23 @@ def test_it_returns_every_field_of_the_receipt(api, receipt, merchant):
                 "customer_phone": None,
                 "created_at": created,
                 "updated_at": body["result"]["data"]["updated_at"],
+                # After the 19 fields every client knows: the breakdown, payment and refunds.
+                "subtotal_amount": None,
+                "discount_amount": None,
+                "tip_amount": None,
+                "tax_lines": [],
+                "payment_details": None,
+                "receipt_type": "sale",
+                "refund_of": None,
+                "refunds": [],
             }
         }
     }
+    assert list(body["result"]["data"])[:19] == [
+        "id", "token", "short_code", "merchant_id", "merchant_name", "merchant_logo", "accent_color",
+        "total_amount", "currency", "transaction_date", "items", "category", "payment_method", "location",
+        "status", "customer_email", "customer_phone", "created_at", "updated_at",
+    ]  # fmt: skip
     assert body["result"]["data"]["updated_at"].endswith("Z")
 
 

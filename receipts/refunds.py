@@ -1,0 +1,248 @@
+"""Refunds and voids: a sale's life after it was made.
+
+A refund is a receipt of its own (``refund_of`` the sale), with its own token and short
+code, for the whole amount that remains, an amount, or listed items of the sale. The
+sale's status becomes ``partially_refunded`` or ``refunded``, and its ``details`` list its
+refunds, so that reading it stays one query. A void cancels a sale that has no refunds
+(status ``voided``, a Void record). Both take the sale's row lock, so that concurrent
+refunds cannot refund more than remains; the refund token, like a sale's token, is the
+idempotency key.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework import serializers
+
+from receco.errors import Conflict, InvalidInput
+from receipts.codes import TOKEN_RE, new_short_code, new_token
+from receipts.creation import TOKEN_CONFLICT, Created
+from receipts.deliveries import schedule_deliveries
+from receipts.models import Receipt, Void
+from receipts.representation import iso_utc
+from receipts.validation import MAX_AMOUNT, MAX_ITEMS, StrictCharField, StrictIntegerField, errors_message
+
+PARTIALLY_REFUNDED = "partially_refunded"
+REFUNDED = "refunded"
+VOIDED = "voided"
+
+REFUND_EXCEEDS = "Refund exceeds the amount remaining"
+REFUND_OF_VOIDED = "A voided receipt cannot be refunded"
+REFUND_OF_REFUND = "A refund cannot be refunded"
+VOID_WITH_REFUNDS = "Only a receipt with no refunds can be voided"
+VOID_OF_REFUND = "A refund cannot be voided"
+_MAX_CODE_ATTEMPTS = 8
+
+
+class RefundLineSerializer(serializers.Serializer):
+    index = StrictIntegerField(min_value=0, max_value=MAX_ITEMS - 1)  # the item's place in the sale, from 0
+    quantity = StrictIntegerField(min_value=1)
+
+
+class RefundSerializer(serializers.Serializer):
+    token = StrictCharField(max_length=64)
+    refund_token = StrictCharField(max_length=64, required=False, allow_null=True, default=None)
+    amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT, required=False, allow_null=True, default=None)
+    items = RefundLineSerializer(many=True, required=False, allow_null=True, default=None, allow_empty=False)
+    reason = StrictCharField(max_length=200, required=False, allow_null=True, allow_blank=True, default=None)
+
+    def validate_refund_token(self, value):
+        if value and not TOKEN_RE.match(value):
+            raise serializers.ValidationError("Must be 8 to 64 letters, digits, '_' or '-'.")
+        return value or None
+
+    def validate(self, attrs):
+        if attrs["amount"] is not None and attrs["items"] is not None:
+            raise serializers.ValidationError("Give an amount or items to refund, not both")
+        return attrs
+
+
+class VoidSerializer(serializers.Serializer):
+    token = StrictCharField(max_length=64)
+    reason = StrictCharField(max_length=200, required=False, allow_null=True, allow_blank=True, default=None)
+
+
+def validate_void(data: object) -> dict:
+    """The voidReceipt input, validated; raises InvalidInput naming every bad field."""
+    return _validated(VoidSerializer, data)
+
+
+def validate_refund(data: object) -> dict:
+    """The refundReceipt input, validated; raises InvalidInput naming every bad field."""
+    request = _validated(RefundSerializer, data)
+    request["items"] = [dict(line) for line in request["items"]] if request["items"] else None
+    return request
+
+
+def _validated(serializer_class, data: object) -> dict:
+    if not isinstance(data, dict):
+        raise InvalidInput("Input must be a JSON object")
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        raise InvalidInput(errors_message(serializer.errors))
+    values = dict(serializer.validated_data)
+    values["reason"] = values["reason"] or None
+    return values
+
+
+@dataclass(frozen=True)
+class RefundPlan:
+    amount: int
+    items: list[dict]  # the refund receipt's items
+    lines: list[dict] = field(default_factory=list)  # {index, quantity} of the sale's items refunded
+
+
+def refund(sale: Receipt, request: dict, *, keyed: bool) -> Created:
+    """Refund ``sale`` as ``request`` (validate_refund) says; return the refund receipt.
+
+    The same refund token with the same request returns the refund made the first time
+    (``created`` False). Raises Conflict when the sale is itself a refund or voided, when
+    the refund exceeds what remains, or when the refund token is another receipt's.
+    """
+    fingerprint = _fingerprint(sale.token, request)
+    token = request["refund_token"] or new_token()
+    with transaction.atomic():
+        locked = Receipt.objects.select_for_update().get(pk=sale.pk)
+        existing = Receipt.objects.filter(token=token).first() if request["refund_token"] else None
+        if existing is not None:
+            if existing.refund_of_id != locked.pk or existing.fingerprint != fingerprint:
+                raise Conflict(TOKEN_CONFLICT)
+            return Created(existing, False)
+        if locked.refund_of_id:
+            raise Conflict(REFUND_OF_REFUND)
+        if locked.status == VOIDED:
+            raise Conflict(REFUND_OF_VOIDED)
+        plan = _plan(locked, request)
+        refund_receipt = _insert(locked, token, plan, request["reason"], fingerprint, keyed=keyed)
+        _record_on_sale(locked, refund_receipt, plan)
+        planned = []
+        if locked.customer_email or locked.customer_phone:  # the customer of the sale gets the refund too
+            planned = schedule_deliveries(refund_receipt, locked.customer_email, locked.customer_phone, keyed=keyed)
+    sale.status, sale.details = locked.status, locked.details
+    return Created(refund_receipt, True, planned)
+
+
+def remaining(sale: Receipt) -> int:
+    """What of ``sale``'s total has not been refunded yet."""
+    return sale.total_amount - sum(entry["amount"] for entry in sale.detail("refunds", []))
+
+
+def _plan(sale: Receipt, request: dict) -> RefundPlan:
+    left = remaining(sale)
+    if request["items"] is None:
+        amount = request["amount"] if request["amount"] is not None else left
+        if not 0 < amount <= left:
+            raise Conflict(REFUND_EXCEEDS)
+        return RefundPlan(amount, [_line(f"Refund of receipt {sale.short_code}", 1, amount)])
+    refunded = {int(index): quantity for index, quantity in sale.detail("refunded_lines", {}).items()}
+    items, value = [], 0
+    for line in request["items"]:
+        index, quantity = line["index"], line["quantity"]
+        if index >= len(sale.items):
+            raise InvalidInput(f"items: The sale has {len(sale.items)} items; there is no item {index}")
+        item = sale.items[index]
+        if quantity > item["quantity"] - refunded.get(index, 0):
+            raise Conflict(REFUND_EXCEEDS)
+        refunded[index] = refunded.get(index, 0) + quantity
+        items.append(_line(item["name"], quantity, item["unit_price"], item.get("sku")))
+        value += quantity * item["unit_price"]
+    # The items' share of what the customer paid for items (discounts and added taxes
+    # pro rata, the tip not at all), rounded half up.
+    items_sum = sum(item["total_price"] for item in sale.items)
+    paid_for_items = sale.total_amount - (sale.detail("tip_amount") or 0)
+    amount = (value * paid_for_items + items_sum // 2) // items_sum if items_sum else value
+    if not 0 < amount <= left:
+        raise Conflict(REFUND_EXCEEDS)
+    lines = [{"index": line["index"], "quantity": line["quantity"]} for line in request["items"]]
+    return RefundPlan(amount, items, lines)
+
+
+def _line(name: str, quantity: int, unit_price: int, sku: str | None = None) -> dict:
+    line = {"name": name, "quantity": quantity, "unit_price": unit_price, "total_price": quantity * unit_price}
+    if sku:
+        line["sku"] = sku
+    return line
+
+
+def _insert(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: str, *, keyed: bool) -> Receipt:
+    details = {"refund_of": sale.token, "lines": plan.lines}
+    if reason:
+        details["reason"] = reason
+    fields = {
+        "token": token,
+        "merchant_id": sale.merchant_id,
+        "merchant_name": sale.merchant_name,
+        "merchant_logo": sale.merchant_logo,
+        "accent_color": sale.accent_color,
+        "total_amount": plan.amount,
+        "currency": sale.currency,
+        "transaction_date": timezone.now(),
+        "items": plan.items,
+        "category": sale.category,
+        "payment_method": sale.payment_method,
+        "location": sale.location,
+        "status": "completed",
+        "livemode": sale.livemode,
+        "keyed": keyed,
+        "customer_email": sale.customer_email,
+        "customer_phone": sale.customer_phone,
+        "details": details,
+        "refund_of": sale,
+        "fingerprint": fingerprint,
+    }
+    for _ in range(_MAX_CODE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                return Receipt.objects.create(short_code=new_short_code(), **fields)
+        except IntegrityError:
+            if Receipt.objects.filter(token=token).exists():  # taken meanwhile, by a receipt of another sale
+                raise Conflict(TOKEN_CONFLICT) from None
+    raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
+
+
+def _record_on_sale(sale: Receipt, refund_receipt: Receipt, plan: RefundPlan) -> None:
+    details = dict(sale.details or {})
+    details["refunds"] = [
+        *details.get("refunds", []),
+        {
+            "token": refund_receipt.token,
+            "short_code": refund_receipt.short_code,
+            "amount": plan.amount,
+            "created_at": iso_utc(refund_receipt.created_at),
+        },
+    ]
+    if plan.lines:
+        refunded = dict(details.get("refunded_lines", {}))
+        for line in plan.lines:
+            refunded[str(line["index"])] = refunded.get(str(line["index"]), 0) + line["quantity"]
+        details["refunded_lines"] = refunded
+    sale.details = details
+    sale.status = REFUNDED if remaining(sale) == 0 else PARTIALLY_REFUNDED
+    sale.save(update_fields=["details", "status", "updated_at"])
+
+
+def _fingerprint(sale_token: str, request: dict) -> str:
+    content = {"refund_of": sale_token, **{k: v for k, v in request.items() if k not in ("token", "refund_token")}}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def void(sale: Receipt, reason: str | None, *, keyed: bool) -> Void:
+    """Cancel a sale with no refunds; return its Void. Voiding it again returns the same
+    Void. Raises Conflict for a refund, or a sale that has refunds."""
+    with transaction.atomic():
+        locked = Receipt.objects.select_for_update().get(pk=sale.pk)
+        if locked.refund_of_id:
+            raise Conflict(VOID_OF_REFUND)
+        existing = Void.objects.filter(receipt=locked).first()
+        if existing is not None:
+            return existing
+        if locked.detail("refunds"):
+            raise Conflict(VOID_WITH_REFUNDS)
+        locked.status = VOIDED
+        locked.save(update_fields=["status", "updated_at"])
+        voided = Void.objects.create(receipt=locked, reason=reason or "", keyed=keyed)
+    sale.status = VOIDED
+    return voided
