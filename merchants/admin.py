@@ -42,7 +42,33 @@ class MerchantAdmin(MerchantScopedAdmin):
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
-    owner_fields = ["name", "logo_url", "accent_color", "require_api_key"]
+    owner_fields = [
+        "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
+        "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
+    ]  # fmt: skip
+    fieldsets = [
+        (None, {"fields": ["string_id", "status", "is_test"]}),
+        ("On its receipts", {"fields": ["name", "logo_url", "accent_color"]}),
+        (
+            "Legal identity",
+            {
+                "fields": [
+                    "legal_name",
+                    "address",
+                    "phone",
+                    "support_email",
+                    ("tax_id_scheme", "tax_id"),
+                    "country",
+                    "time_zone",
+                ],  # fmt: skip
+                "description": "As a tax receipt states it: shown on every receipt page, email, printed copy and "
+                "downloaded document.",
+            },
+        ),
+        ("At the foot of every receipt", {"fields": ["return_policy", "receipt_footer"]}),
+        ("API", {"fields": ["require_api_key"]}),
+        ("Record", {"fields": ["created_at", "updated_at"]}),
+    ]
 
     def merchant_id_of(self, obj):
         return obj.pk

@@ -123,9 +123,6 @@ CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
 
-# Receipt dates on the pages and in emails are shown in this zone (the API speaks UTC).
-RECECO_TIME_ZONE = envzone("RECECO_TIME_ZONE", "Africa/Lagos")
-
 # Phone numbers given without a country code are read as numbers of this region.
 RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
 if RECECO_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:

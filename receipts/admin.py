@@ -3,14 +3,18 @@ searchable by short code, token or email, exportable as CSV."""
 
 import csv
 import json
+import zoneinfo
 
 from django.contrib import admin, messages
 from django.http import StreamingHttpResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from merchants.scoping import MerchantScopedAdmin
-from receipts.models import Delivery, Receipt
+from receipts import display
+from receipts.models import Delivery, Receipt, Void
+from receipts.money import format_amount
 from receipts.representation import iso_utc
 from receipts.tasks import enqueue
 
@@ -57,6 +61,19 @@ class SetAsideFilter(admin.SimpleListFilter):
         return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
 
 
+class TypeFilter(admin.SimpleListFilter):
+    title = "type"
+    parameter_name = "type"
+
+    def lookups(self, request, model_admin):
+        return [("sale", "Sales"), ("refund", "Refunds")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("sale", "refund"):
+            return queryset.filter(refund_of__isnull=self.value() == "sale")
+        return queryset
+
+
 class _Echo:
     def write(self, value):
         return value
@@ -64,8 +81,11 @@ class _Echo:
 
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
-    list_display = ["short_code", "merchant_name", "amount", "transaction_date", "mode", "customer_email", "created_at"]
-    list_filter = ["livemode", "transaction_date", SetAsideFilter]
+    list_display = [
+        "short_code", "merchant_name", "amount", "transaction_date", "kind", "status", "mode", "customer_email",
+        "created_at",
+    ]  # fmt: skip
+    list_filter = ["livemode", TypeFilter, "status", "transaction_date", SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
@@ -81,11 +101,17 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "amount",
         "transaction_date",
         "mode",
+        "kind",
         "status",
         "item_table",
+        "breakdown",
         "category",
         "payment_method",
+        "payment",
         "location",
+        "refund_of_link",
+        "refund_list",
+        "void_note",
         "customer_email",
         "customer_phone",
         "created_at",
@@ -93,6 +119,61 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "set_aside",
     ]
     readonly_fields = fields
+
+    @admin.display(description="type")
+    def kind(self, receipt):
+        return "Refund" if receipt.refund_of_id else "Sale"
+
+    @admin.display(description="breakdown")
+    def breakdown(self, receipt):
+        rows = display.breakdown(receipt, receipt.details or {})
+        if not rows:
+            return "—"
+        return format_html_join("", "<div>{}: {}</div>", ((row.label, row.amount) for row in rows))
+
+    @admin.display(description="card")
+    def payment(self, receipt):
+        payment = receipt.detail("payment_details") or {}
+        parts = [payment.get("card_brand"), payment.get("card_last4") and f"•••• {payment['card_last4']}"]
+        if payment.get("authorization_code"):
+            parts.append(f"authorisation {payment['authorization_code']}")
+        return " · ".join(filter(None, parts)) or "—"
+
+    @admin.display(description="refund of")
+    def refund_of_link(self, receipt):
+        if not receipt.refund_of_id:
+            return "—"
+        url = reverse("admin:receipts_receipt_change", args=[receipt.refund_of_id])
+        reason = receipt.detail("reason")
+        return format_html(
+            '<a href="{}">{}</a>{}', url, receipt.detail("refund_of_short_code"), f": {reason}" if reason else ""
+        )
+
+    @admin.display(description="refunds")
+    def refund_list(self, receipt):
+        refunds = list(receipt.refunds.all())
+        if not refunds:
+            return "—"
+        return format_html_join(
+            "",
+            '<div><a href="{}">{}</a>: {}</div>',
+            (
+                (
+                    reverse("admin:receipts_receipt_change", args=[r.pk]),
+                    r.short_code,
+                    format_amount(r.total_amount, r.currency),
+                )
+                for r in refunds
+            ),  # fmt: skip
+        )
+
+    @admin.display(description="voided")
+    def void_note(self, receipt):
+        void = Void.objects.filter(receipt=receipt).first()
+        if void is None:
+            return "—"
+        when = timezone.localtime(void.created_at, zoneinfo.ZoneInfo(receipt.merchant.time_zone))
+        return f"{when:%Y-%m-%d %H:%M %Z}" + (f": {void.reason}" if void.reason else "")
 
     @admin.display(description="set aside")
     def set_aside(self, receipt):

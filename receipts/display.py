@@ -1,5 +1,6 @@
 """A receipt as customers read it, shared by the receipt page and the delivery email:
-amounts formatted, the date in the shop's time zone, colours safe to put into CSS."""
+amounts formatted, dates in the merchant's time zone, the merchant's legal identity,
+the breakdown of the total, refunds, values in words, colours safe to put into CSS."""
 
 import re
 import zoneinfo
@@ -7,10 +8,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from django.conf import settings
+from django.urls import reverse
 from django.utils import dateformat
 
 from merchants.colors import HOUSE_ACCENT_COLOR
+from merchants.models import Merchant
 from receipts.models import Receipt
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -104,16 +106,62 @@ def local_time(moment: datetime, zone: str, format_string: str) -> str:
     return dateformat.format(local, format_string)
 
 
-def receipt_context(receipt: Receipt) -> dict:
-    """Template context for showing ``receipt`` (page and email). Free text that came
-    with a sale made without the merchant's key (items, location, payment, status) is
-    for the receipt page only: ``itemised`` is False and messages leave it out."""
+# Values POS systems send in code form, as customers read them.
+WORDS = {
+    "completed": "Completed",
+    "partially_refunded": "Partly refunded",
+    "refunded": "Refunded",
+    "voided": "Voided",
+    "card": "Card",
+    "cash": "Cash",
+    "bank_transfer": "Bank transfer",
+    "transfer": "Bank transfer",
+    "ussd": "USSD",
+    "pos": "POS terminal",
+    "mobile_money": "Mobile money",
+    "wallet": "Wallet",
+    "qr": "QR payment",
+}
+STATUS_CLASSES = {
+    "completed": "status-ok",
+    "partially_refunded": "status-refunded",
+    "refunded": "status-refunded",
+    "voided": "status-voided",
+}
+# Tax identifier schemes by the name customers know them by.
+TAX_SCHEMES = {"NG_TIN": "TIN", "GH_TIN": "TIN", "KE_PIN": "KRA PIN", "ZA_VAT": "VAT no.", "EU_VAT": "VAT no."}
+
+
+def words(value: str | None) -> str:
+    """A status or payment method in words: ``bank_transfer`` -> ``Bank transfer``."""
+    if not value:
+        return ""
+    known = WORDS.get(value.strip().lower())
+    return known or value.strip().replace("_", " ").capitalize()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the breakdown above the total."""
+
+    label: str
+    amount: str
+
+
+def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
+    """Template context for showing ``receipt`` of ``merchant`` (by default its own: one
+    query), on the page and in the email. Free text that came with a sale made without
+    the merchant's key (items, location, payment, status) is for the receipt page only:
+    ``itemised`` is False and messages leave it out."""
+    merchant = merchant or receipt.merchant
     accent = accent_color(receipt.accent_color)
-    zone = settings.RECECO_TIME_ZONE
-    items_total = sum(item.get("total_price", 0) for item in receipt.items)
-    adjustment = receipt.total_amount - items_total
+    zone = merchant.time_zone
+    details = receipt.details or {}
+    payment = details.get("payment_details") or {}
     return {
         "receipt": receipt,
+        "merchant": merchant,
+        "tax_identifier": _tax_identifier(merchant),
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),
@@ -123,8 +171,70 @@ def receipt_context(receipt: Receipt) -> dict:
         "itemised": receipt.keyed or receipt.is_test,
         "lines": lines(receipt),
         "total": format_amount(receipt.total_amount, receipt.currency),
-        # Taxes, service charges or discounts the POS folded into the total.
-        "subtotal": format_amount(items_total, receipt.currency) if adjustment else None,
-        "adjustment": format_amount(adjustment, receipt.currency) if adjustment else None,
+        "breakdown": breakdown(receipt, details),
+        "status_words": words(receipt.status),
+        "status_class": STATUS_CLASSES.get(receipt.status, "status-other"),
+        "payment_words": words(receipt.payment_method),
+        "card": " ".join(filter(None, [words(payment.get("card_brand")), _last4(payment.get("card_last4"))])),
+        "authorization_code": payment.get("authorization_code"),
         "is_completed": receipt.status == "completed",
+        "is_refund": receipt.refund_of_id is not None,
+        "refund_of_url": _page(details["refund_of"]) if details.get("refund_of") else None,
+        "refund_of_code": details.get("refund_of_short_code"),
+        "refund_reason": details.get("reason"),
+        "refunds": [
+            {
+                "short_code": entry["short_code"],
+                "url": _page(entry["token"]),
+                "amount": format_amount(entry["amount"], receipt.currency),
+            }
+            for entry in details.get("refunds", [])
+        ],
+        "refunded": format_amount(sum(entry["amount"] for entry in details.get("refunds", [])), receipt.currency),
+        **_void(receipt, zone),
     }
+
+
+def _void(receipt: Receipt, zone: str) -> dict:
+    void = receipt.void if receipt.status == "voided" and hasattr(receipt, "void") else None
+    return {"void": void, "void_date": local_time(void.created_at, zone, "j F Y, H:i T") if void else None}
+
+
+def _page(token: str) -> str:
+    return reverse("receipts:receipt", kwargs={"reference": token})
+
+
+def _last4(digits: str | None) -> str:
+    return f"•••• {digits}" if digits else ""
+
+
+def _tax_identifier(merchant: Merchant) -> str | None:
+    """``TIN 12345678-0001``: the scheme by the name customers know it by."""
+    if merchant.tax_identifier is None:
+        return None
+    scheme, value = merchant.tax_identifier
+    return f"{TAX_SCHEMES.get(scheme, scheme.replace('_', ' '))} {value}"
+
+
+def breakdown(receipt: Receipt, details: dict) -> list[Row]:
+    """The lines between the items and the total: the POS's own breakdown when it gave
+    its subtotal, else what the items do not add up to, as one line."""
+    money = receipt.currency
+    items_total = sum(item.get("total_price", 0) for item in receipt.items)
+    if details.get("subtotal_amount") is None:
+        adjustment = receipt.total_amount - items_total
+        if not adjustment:
+            return []
+        # A refund of items gives back their share of what was paid: discounts and taxes pro rata.
+        label = "Share of the sale's discounts and taxes" if receipt.refund_of_id else "Taxes, charges and discounts"
+        return [Row("Subtotal", format_amount(items_total, money)), Row(label, format_amount(adjustment, money))]
+    rows = [Row("Subtotal", format_amount(details["subtotal_amount"], money))]
+    if details.get("discount_amount"):
+        rows.append(Row("Discount", format_amount(-details["discount_amount"], money)))
+    for line in details.get("tax_lines") or []:
+        rate = f"{line['rate']:g}%"
+        label = f"{line['name']} {rate} (included)" if line["inclusive"] else f"{line['name']} {rate}"
+        rows.append(Row(label, format_amount(line["tax_amount"], money)))
+    if details.get("tip_amount"):
+        rows.append(Row("Tip", format_amount(details["tip_amount"], money)))
+    return rows

@@ -1,5 +1,7 @@
 """What a delivery says: a receipt as an email and as a text message."""
 
+from email.utils import formataddr, parseaddr
+
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
@@ -13,16 +15,20 @@ SMS_NAME_LENGTH = 40
 
 
 def compose_email(receipt: Receipt, to: str) -> EmailMultiAlternatives:
-    """The receipt as an email to ``to``: a plain-text part and an HTML alternative, both with the link."""
+    """The receipt as an email to ``to``: a plain-text part and an HTML alternative, both with
+    the link; from the shop's name (at DEFAULT_FROM_EMAIL's address), replies to its support
+    address when it has one."""
     context = {**receipt_context(receipt), "url": receipt.public_url}
     subject = " ".join(render_to_string("receipts/email/subject.txt", context).split())
     text = render_to_string("receipts/email/receipt.txt", context)
     html = render_to_string("receipts/email/receipt.html", context)
+    support = context["merchant"].support_email
     message = EmailMultiAlternatives(
         subject=subject,
         body=text,
-        from_email=settings.DEFAULT_FROM_EMAIL,
+        from_email=formataddr((" ".join(receipt.merchant_name.split()), parseaddr(settings.DEFAULT_FROM_EMAIL)[1])),
         to=[to],
+        reply_to=[support] if support else None,
         headers={"Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All"},
     )
     message.attach_alternative(html, "text/html")
@@ -35,5 +41,6 @@ def compose_sms(receipt: Receipt) -> str:
     if len(name) > SMS_NAME_LENGTH:
         name = name[: SMS_NAME_LENGTH - 3].rstrip() + "..."
     prefix = "[TEST] " if receipt.is_test else ""
+    kind = "refund" if receipt.refund_of_id else "receipt"
     total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
-    return f"{prefix}Your receipt from {name}, {total}: {receipt.public_url}"
+    return f"{prefix}Your {kind} from {name}, {total}: {receipt.public_url}"

@@ -168,7 +168,7 @@ def _line(name: str, quantity: int, unit_price: int, sku: str | None = None) -> 
 
 
 def _insert(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: str, *, keyed: bool) -> Receipt:
-    details = {"refund_of": sale.token, "lines": plan.lines}
+    details = {"refund_of": sale.token, "refund_of_short_code": sale.short_code, "lines": plan.lines}
     if reason:
         details["reason"] = reason
     fields = {

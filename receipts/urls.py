@@ -10,4 +10,5 @@ urlpatterns = [
     path("receipt/<str:reference>", views.receipt_page, name="receipt"),
     path("receipt/<str:reference>/send", views.send, name="send"),
     re_path(r"^receipt/(?P<reference>[^/]+)/qr\.(?P<kind>png|svg)$", views.qr_image, name="qr"),
+    path("receipt/<str:reference>/receipt.orf.json", views.orf_document, name="orf"),
 ]

@@ -6,7 +6,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
@@ -16,7 +16,7 @@ from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
-from receipts import qr
+from receipts import orf, qr
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.deliveries import DeliveryLimited, attach_contact
@@ -134,6 +134,17 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     else:
         messages.success(request, f"Your receipt is on its way to {destinations}.")
     return redirect(f"{receipt.get_absolute_url()}#sent")
+
+
+@require_safe
+@_with_receipt
+def orf_document(request: HttpRequest, receipt: Receipt) -> HttpResponse:
+    """The receipt as an Open Receipt Format document, to download and keep."""
+    response = JsonResponse(orf.document(receipt, receipt.merchant), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="receipt-{receipt.short_code}.orf.json"'
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
 
 
 @require_safe

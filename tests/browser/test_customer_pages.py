@@ -247,3 +247,32 @@ def test_too_many_codes_tried_says_so(phone, live_server, receipt, settings, art
     page.screenshot(path=artifacts / "too-many-tries-360x740.png")
     page.goto(receipt.public_url)  # the QR code's link still opens
     expect(page.locator("#merchant-name")).to_have_text("Mama Put Kitchen")
+
+
+def test_the_whole_receipt_at_phone_size(phone, live_server, merchant, receipt_factory, artifacts):
+    """A VAT sale with the shop's legal identity; partly refunded; its refund; a voided sale."""
+    from receipts.refunds import refund, validate_refund, void
+
+    merchant.legal_name, merchant.address = "Mama Put Foods Ltd", "12 Admiralty Way\nLekki Phase 1, Lagos"
+    merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.phone, merchant.support_email = "+234 803 123 4589", "help@mamaput.example.com"
+    merchant.return_policy, merchant.receipt_footer = "Unopened drinks within 7 days.", "Thank you for eating with us!"
+    merchant.save()
+    sale = receipt_factory(
+        subtotal_amount=130000,
+        discount_amount=10000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 120000, "tax_amount": 9000, "inclusive": False}],
+        tip_amount=5000,
+        total_amount=134000,
+        payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+    )
+    made = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}],
+                                          "reason": "Warm drink"}), keyed=True).receipt  # fmt: skip
+    voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
+    void(voided, "Rung up twice", keyed=True)
+    page = phone.page
+    for name, receipt in (("sale-vat-refunded", sale), ("refund", made), ("voided", voided)):
+        page.goto(receipt.public_url)
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+        page.screenshot(path=artifacts / f"receipt-{name}-360x740.png", full_page=True)
+    _no_complaints(phone)

@@ -20,6 +20,8 @@ def _form(merchant, **changes):
         "logo_url": merchant.logo_url,
         "accent_color": merchant.accent_color,
         "require_api_key": "on" if merchant.require_api_key else "",
+        "country": merchant.country,
+        "time_zone": merchant.time_zone,
     }
     values.update(changes)
     return {key: value for key, value in values.items() if value != ""}
@@ -127,3 +129,38 @@ def test_an_owner_switches_the_key_requirement_off(client, owner, other_merchant
     assert response.status_code == 302
     merchant.refresh_from_db()
     assert merchant.require_api_key is False
+
+
+def test_an_owner_records_the_legal_identity(client, owner, merchant):
+    client.force_login(owner)
+    identity = {
+        "legal_name": "Mama Put Foods Ltd",
+        "address": "12 Admiralty Way\nLekki Phase 1, Lagos",
+        "phone": "+234 803 123 4589",
+        "support_email": "help@mamaput.example.com",
+        "tax_id_scheme": "NG_TIN",
+        "tax_id": "12345678-0001",
+        "time_zone": "Africa/Accra",
+        "return_policy": "Unopened drinks within 7 days.",
+        "receipt_footer": "Thank you!",
+    }
+    response = client.post(_change(merchant), _form(merchant, **identity))
+    assert response.status_code == 302, response.content
+    merchant.refresh_from_db()
+    assert {name: getattr(merchant, name) for name in identity} == identity
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("time_zone", "Lagos", "Enter a time zone name such as Africa/Lagos or Africa/Accra."),
+        ("country", "Nigeria", "Ensure this value has at most 2 characters (it has 7)."),
+        ("country", "XX", "Enter a two-letter country code in capitals, such as NG or GH."),
+        ("tax_id_scheme", "ng tin", "Use capitals, digits and &#x27;_&#x27;, e.g. NG_TIN."),
+    ],
+)
+def test_the_identity_is_checked(client, owner, merchant, field, value, message):
+    client.force_login(owner)
+    response = client.post(_change(merchant), _form(merchant, **{field: value}))
+    assert response.status_code == 200
+    assert message in response.content.decode()

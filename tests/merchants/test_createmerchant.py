@@ -62,3 +62,36 @@ def test_the_owner_may_let_the_pos_call_without_a_key():
 def test_a_test_merchant_never_requires_a_key():
     call_command("createmerchant", "test-kiosk", "--name", "Kiosk")
     assert Merchant.objects.get(string_id="test-kiosk").require_api_key is False
+
+
+def test_it_records_the_legal_identity():
+    call_command(
+        "createmerchant", "lagos-grill", "--name", "Lagos Grill", "--legal-name", "Lagos Grill Ltd",
+        "--address", "1 Marina\\nLagos Island", "--phone", "+234 1 234 5678",
+        "--support-email", "help@grill.example.com",
+        "--tax-id", "NG_TIN:12345678-0001", "--country", "ng", "--time-zone", "Africa/Lagos",
+        "--return-policy", "7 days with the receipt.", "--receipt-footer", "Thank you!",
+    )  # fmt: skip
+    merchant = Merchant.objects.get(string_id="lagos-grill")
+    assert (merchant.legal_name, merchant.address, merchant.tax_id_scheme, merchant.tax_id, merchant.country) == (
+        "Lagos Grill Ltd",
+        "1 Marina\nLagos Island",
+        "NG_TIN",
+        "12345678-0001",
+        "NG",
+    )
+    assert (merchant.return_policy, merchant.receipt_footer) == ("7 days with the receipt.", "Thank you!")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--tax-id", "12345678", "--tax-id must be SCHEME:VALUE"),
+        ("--time-zone", "Lagos", "time_zone: Enter a time zone name such as Africa/Lagos"),
+        ("--country", "XX", "country: Enter a two-letter country code"),
+        ("--support-email", "help@", "support_email: Enter a valid email address."),
+    ],
+)
+def test_it_refuses_a_bad_identity(option, value, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("createmerchant", "shop", "--name", "Shop", option, value)

@@ -71,7 +71,7 @@ def _settings_error(**env) -> str:
         ({"RECECO_TASKS_BACKEND": "celery"}, "RECECO_TASKS_BACKEND must be immediate or database"),
         ({"RECECO_SMS_BACKEND": "webhook"}, "RECECO_SMS_BACKEND=webhook needs RECECO_SMS_WEBHOOK_URL"),
         ({"RECECO_SMS_WEBHOOK_URL": "ftp://x"}, "RECECO_SMS_WEBHOOK_URL must be an absolute URL"),
-        ({"RECECO_TIME_ZONE": "Mars/Olympus"}, "RECECO_TIME_ZONE must be a time zone name"),
+        ({"DJANGO_TIME_ZONE": "Mars/Olympus"}, "DJANGO_TIME_ZONE must be a time zone name"),
         ({"EMAIL_USE_TLS": "1", "EMAIL_USE_SSL": "1"}, "EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on"),
         ({"EMAIL_URL": "mailto:x"}, "EMAIL_URL must start with"),
         (

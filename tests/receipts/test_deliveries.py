@@ -109,7 +109,7 @@ def test_the_email_has_text_and_html_parts_with_the_link(receipt):
     message = compose_email(receipt, EMAIL)
     assert message.subject == "Your receipt from Mama Put Kitchen: ₦1,300.00"
     assert message.to == [EMAIL]
-    assert message.from_email == "Receco <receipts@localhost>"
+    assert message.from_email == "Mama Put Kitchen <receipts@localhost>"
     assert message.extra_headers["Auto-Submitted"] == "auto-generated"
     assert receipt.public_url in message.body
     assert "Jollof rice\n  2 x ₦500.00 = ₦1,000.00" in message.body
@@ -307,3 +307,26 @@ def test_the_worker_schedules_retries_itself(attach, receipt, database_tasks, fl
     assert delivery.status == "retrying"
     retry = DBTaskResult.objects.filter(status="READY").get()
     assert retry.run_after == delivery.next_attempt_at
+
+
+def test_the_email_is_from_the_shop_and_replies_reach_its_support(receipt_factory, merchant):
+    merchant.support_email = "help@mamaput.example.com"
+    merchant.save()
+    message = compose_email(receipt_factory(), EMAIL)
+    assert message.from_email == "Mama Put Kitchen <receipts@localhost>"
+    assert message.reply_to == ["help@mamaput.example.com"]
+
+
+def test_a_shop_without_support_address_has_no_reply_to(receipt_factory):
+    assert compose_email(receipt_factory(), EMAIL).reply_to == []
+
+
+def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
+    from receipts.models import Receipt
+
+    _, body = api.post("refundReceipt", {"token": stored.token, "amount": 5000}, Authorization=f"Bearer {live_key.key}")
+    refund = Receipt.objects.get(token=body["result"]["data"]["token"])
+    assert compose_sms(refund).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
+    message = compose_email(refund, EMAIL)
+    assert message.subject == "Your refund from Mama Put Kitchen: ₦50.00"
+    assert "REFUND of receipt STORE1." in message.body

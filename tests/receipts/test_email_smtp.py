@@ -87,7 +87,7 @@ def test_a_well_formed_email_reaches_the_smtp_server(smtp, receipt, django_captu
     assert sent["to"] == ["<customer@example.com>"]
     message = email.message_from_bytes(sent["data"], policy=email.policy.default)
     assert message["To"] == "customer@example.com"
-    assert message["From"] == "Receco <receipts@localhost>"
+    assert message["From"] == "Mama Put Kitchen <receipts@localhost>"
     # Python folds the encoded subject onto a continuation line; readers unfold and trim it.
     assert message["Subject"].strip() == "Your receipt from Mama Put Kitchen: ₦1,300.00"
     assert message["Auto-Submitted"] == "auto-generated"

@@ -190,3 +190,21 @@ def test_a_receipt_set_aside_says_so_and_can_be_found(client, owner, api, sale, 
     assert "GENU01" not in listed
     page = client.get(f"{LIST}{lost.pk}/change/").content.decode()
     assert "lost token rcpt_genuine01_aaaaaa and code GENU01 to a sale sent with the key" in page
+
+
+def test_refunds_and_voids_show_in_the_admin(client, owner, api, stored, receipt_factory, live_key):
+    headers = {"Authorization": f"Bearer {live_key.key}"}
+    _, body = api.post("refundReceipt", {"token": stored.token, "amount": 30000, "reason": "Cold food"}, **headers)
+    refund = Receipt.objects.get(token=body["result"]["data"]["token"])
+    voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
+    api.post("voidReceipt", {"token": voided.token, "reason": "Rung up twice"}, **headers)
+    client.force_login(owner)
+    sale_page = client.get(f"{LIST}{stored.pk}/change/").content.decode()
+    assert f">{refund.short_code}</a>: ₦300.00" in sale_page
+    refund_page = client.get(f"{LIST}{refund.pk}/change/").content.decode()
+    assert ">STORE1</a>: Cold food" in refund_page
+    assert "Refund" in refund_page
+    assert ": Rung up twice" in client.get(f"{LIST}{voided.pk}/change/").content.decode()
+    refunds_only = client.get(LIST, {"type": "refund"}).content.decode()
+    assert refund.short_code in refunds_only
+    assert "STORE1" not in refunds_only

@@ -40,8 +40,9 @@ def test_the_date_is_shown_in_the_shops_time_zone(client, receipt):
     assert 'datetime="2026-11-22T10:15:00.000Z"' in _page(client, receipt)
 
 
-def test_the_time_zone_is_configurable(client, receipt, settings):
-    settings.RECECO_TIME_ZONE = "Europe/London"
+def test_the_time_zone_is_the_merchants(client, receipt, merchant):
+    merchant.time_zone = "Europe/London"
+    merchant.save()
     assert "22 November 2026, 10:15 GMT" in _text(_page(client, receipt))
 
 
@@ -176,8 +177,8 @@ def test_other_methods_are_refused(client, receipt):
     assert client.delete(f"/app/receipt/{receipt.token}").status_code == 405
 
 
-def test_the_page_is_one_small_response_from_two_queries(client, receipt, django_assert_max_num_queries):
-    with django_assert_max_num_queries(2):  # the receipt, its deliveries
+def test_the_page_is_one_small_response_from_three_queries(client, receipt, django_assert_max_num_queries):
+    with django_assert_max_num_queries(3):  # the receipt, its merchant (identity, time zone), its deliveries
         response = client.get(f"/app/receipt/{receipt.token}")
     assert len(response.content) < 16_000
 
@@ -204,13 +205,89 @@ def test_a_cache_outage_does_not_take_the_pages_down(client, receipt, settings, 
     ],
 )
 def test_a_stored_date_at_the_calendars_edge_breaks_neither_page_nor_email(
-    client, receipt, settings, moment, zone, shown
+    client, receipt, merchant, moment, zone, shown
 ):
     # Dates are refused outside 2000 to tomorrow now; rows stored before that must still show.
-    settings.RECECO_TIME_ZONE = zone
+    merchant.time_zone = zone
+    merchant.save()
     Receipt.objects.filter(pk=receipt.pk).update(transaction_date=moment)
     receipt.refresh_from_db()
     response = client.get(f"/app/receipt/{receipt.token}")
     assert response.status_code == 200
     assert shown in response.content.decode()
     assert shown in compose_email(receipt, "customer@example.com").body
+
+
+@pytest.fixture
+def identified(merchant):
+    merchant.legal_name = "Mama Put Foods Ltd"
+    merchant.address = "12 Admiralty Way\nLekki Phase 1, Lagos"
+    merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.support_email = "help@mamaput.example.com"
+    merchant.return_policy = "Unopened drinks within 7 days."
+    merchant.receipt_footer = "Thank you for eating with us!"
+    merchant.save()
+    return merchant
+
+
+def test_the_page_states_who_issued_it(client, identified, receipt):
+    text = _text(_page(client, receipt))
+    for shown in (
+        "Mama Put Foods Ltd",
+        "12 Admiralty Way Lekki Phase 1, Lagos",
+        "TIN 12345678-0001",
+        "help@mamaput.example.com",
+        "Returns: Unopened drinks within 7 days.",
+        "Thank you for eating with us!",
+    ):
+        assert shown in text
+
+
+def test_the_page_shows_the_breakdown_and_the_card(client, receipt_factory):
+    receipt = receipt_factory(
+        subtotal_amount=130000,
+        discount_amount=10000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 120000, "tax_amount": 9000, "inclusive": False}],
+        tip_amount=5000,
+        total_amount=134000,
+        payment_method="bank_transfer",
+        payment_details={"card_brand": "visa", "card_last4": "4242"},
+    )
+    text = _text(_page(client, receipt))
+    assert "Subtotal ₦1,300.00 Discount -₦100.00 VAT 7.5% ₦90.00 Tip ₦50.00 Total ₦1,340.00" in text
+    assert "Payment Bank transfer · Visa •••• 4242" in text
+
+
+def test_a_refunded_sale_and_its_refund_link_each_other(client, api, stored, live_key):
+    headers = {"Authorization": f"Bearer {live_key.key}"}
+    _, body = api.post("refundReceipt", {"token": stored.token, "amount": 30000, "reason": "Cold food"}, **headers)
+    refund = body["result"]["data"]
+    sale_page = _page(client, stored)
+    assert "Partly refunded · ₦300.00 of ₦1,300.00 given back." in _text(sale_page)
+    assert f'href="/app/receipt/{refund["token"]}">Refund {refund["short_code"]}</a>: ₦300.00' in sale_page
+    refund_page = client.get(f"/app/receipt/{refund['token']}").content.decode()
+    link = f'<a href="/app/receipt/{stored.token}">receipt STORE1</a>'
+    assert f"<strong>Refund</strong> · money given back for {link}: Cold food." in " ".join(refund_page.split())
+    assert "Refunded to you ₦300.00" in _text(refund_page)
+
+
+def test_a_voided_sale_says_so(client, api, stored, live_key):
+    api.post("voidReceipt", {"token": stored.token, "reason": "Rung up twice"}, Authorization=f"Bearer {live_key.key}")
+    text = _text(_page(client, stored))
+    assert "Voided · this sale was cancelled on" in text
+    assert ": Rung up twice." in text
+    assert "Status Voided" in text
+
+
+def test_the_receipt_can_be_downloaded_as_an_open_receipt_format_document(client, stored):
+    assert f'href="/app/receipt/{stored.token}/receipt.orf.json" download' in _page(client, stored)
+    response = client.get(f"/app/receipt/{stored.token}/receipt.orf.json")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="receipt-STORE1.orf.json"'
+    assert response.json()["receipt"]["receipt_id"] == stored.token
+
+
+def test_the_email_states_who_issued_it(identified, receipt):
+    body = compose_email(receipt, "customer@example.com").body
+    assert "Mama Put Foods Ltd\n12 Admiralty Way\nLekki Phase 1, Lagos\nTIN 12345678-0001" in body
+    assert "Returns: Unopened drinks within 7 days." in body
