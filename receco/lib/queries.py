@@ -97,7 +97,8 @@ class CompiledInsert:
     """``Model.objects.create(**values)`` with its INSERT statement built once per process.
 
     For models saved the plain way only: no parents, no ``order_with_respect_to``, no
-    field with a placeholder of its own (the ORM's way is taken for anything else). Each
+    field with a placeholder of its own (the ORM's way is taken for anything else), and
+    fields that store None as NULL, as Django's own do. Each
     call makes the instance, fills in what ``pre_save`` fills in (``auto_now``...), sends
     the same pre_save and post_save signals as ``save()`` and runs the prepared INSERT.
     """
@@ -125,7 +126,12 @@ class CompiledInsert:
         obj = self.model(**values)
         connection = connections[self.db]
         signals.pre_save.send(sender=self.model, instance=obj, raw=False, using=self.db, update_fields=None)
-        params = [f.get_db_prep_save(f.pre_save(obj, True), connection=connection) for f in self.fields]
+        params = []
+        for field in self.fields:
+            value = field.pre_save(obj, True)
+            # None is NULL for Django's own fields; a sale leaves many fields empty, and
+            # preparing each costs more than the look-up of a receipt's short code.
+            params.append(None if value is None else field.get_db_prep_save(value, connection=connection))
         with transaction.mark_for_rollback_on_error(self.db), connection.cursor() as cursor:
             cursor.execute(self.sql, params)
             row = cursor.fetchone()
