@@ -26,7 +26,7 @@ _ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 _COLUMNS = (
     "id, token, short_code, merchant_id, merchant_name, merchant_logo, accent_color, total_amount, currency,"
     " transaction_date, items, category, payment_method, location, status, customer_email, customer_phone,"
-    " created_at, updated_at"
+    " created_at, updated_at, details, refund_of_id"
 )
 _SELECT = {
     "short_code": f"SELECT {_COLUMNS} FROM receipts_receipt WHERE short_code = %s",
@@ -66,6 +66,11 @@ def _get_receipt(environ, start_response):
     row = _connection().execute(_SELECT[field], (reference,)).fetchone()
     if row is None:
         return _answer(start_response, "404 Not Found", {"error": {"message": "Receipt not found"}})
+    details = row.pop("details") or {}
+    row["receipt_type"] = "refund" if row.pop("refund_of_id") else "sale"
+    for name in ("subtotal_amount", "discount_amount", "tip_amount", "payment_details", "refund_of"):
+        row[name] = details.get(name)
+    row["tax_lines"], row["refunds"] = details.get("tax_lines", []), details.get("refunds", [])
     return _answer(start_response, "200 OK", {"result": {"data": row}})
 
 
