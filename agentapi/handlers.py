@@ -1,16 +1,18 @@
 """Error pages for requests that fail before the router runs (a bad Host header, an
-exception in middleware): under /api/trpc/ they still answer the JSON envelope."""
+exception in middleware): under the API's paths they still answer the JSON envelope."""
 
 from django.views import defaults
 
 from agentapi.errors import ProcedureError
-from agentapi.views import API_PREFIX, respond_error
+from agentapi.paths import procedure_path
+from agentapi.views import respond_error
 
 
 def _api_or(default_view, code: str, message: str):
     def view(request, exception=None):
-        if request.path.startswith(API_PREFIX):
-            return respond_error(ProcedureError(code, message), request.path[len(API_PREFIX) :] or None)
+        path = procedure_path(request.path_info)
+        if path is not None:
+            return respond_error(ProcedureError(code, message), path or None)
         if exception is None:
             return default_view(request)
         return default_view(request, exception)

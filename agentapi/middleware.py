@@ -7,12 +7,15 @@ once. What the skipped middleware would still do to an API response is done here
 Host check and Content-Length of CommonMiddleware, X-Frame-Options and
 X-Content-Type-Options. (Referrer-Policy and Cross-Origin-Opener-Policy concern pages a
 browser shows, and an API call is never redirected to HTTPS: a POST would be lost.)
+
+The procedures are also answered at ``/api/<procedure>`` (see agentapi.paths).
 """
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from agentapi.views import API_PREFIX, trpc
+from agentapi.paths import procedure_path
+from agentapi.views import trpc
 
 
 class ApiShortcutMiddleware:
@@ -20,13 +23,11 @@ class ApiShortcutMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        path = request.path_info
-        if not path.startswith(API_PREFIX):
-            if path != API_PREFIX[:-1]:
-                return self.get_response(request)
-            path = API_PREFIX  # /api/trpc, no procedure named: the envelope, not a redirect
+        path = procedure_path(request.path_info)
+        if path is None:
+            return self.get_response(request)
         request.get_host()  # DisallowedHost becomes the 400 envelope (agentapi.handlers)
-        response = trpc(request, path[len(API_PREFIX) :])
+        response = trpc(request, path)
         if not response.has_header("Content-Length"):
             response["Content-Length"] = str(len(response.content))
         response["X-Frame-Options"] = settings.X_FRAME_OPTIONS

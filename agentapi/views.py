@@ -29,7 +29,6 @@ from receco.lib.addresses import client_ip
 logger = logging.getLogger(__name__)
 
 _MISSING = object()
-API_PREFIX = "/api/trpc/"
 # The most calls one batch may hold, over GET and POST alike. A GET batch of this many
 # getReceipt calls with the longest tokens is a request line of about 5.8 KB, within
 # gunicorn's limit_request_line of 8190 (gunicorn.conf.py) and common proxies' 8 KB.

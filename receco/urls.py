@@ -1,11 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 urlpatterns = [
     path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
     # The customer web app (issue 4): scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
+    # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
+    path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),
 ]
 
 handler400 = "agentapi.handlers.bad_request"
