@@ -12,8 +12,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# Static files are collected at build time; the key is only for this step.
-RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --no-input \
+# Static files are collected at build time; the key and the cache are only for this step.
+RUN DJANGO_SECRET_KEY=collectstatic-only RECECO_LOCAL_CACHE=1 python manage.py collectstatic --no-input \
     && useradd --system --uid 10001 --home-dir /app receco \
     && chown -R receco /app/staticfiles
 

@@ -183,7 +183,9 @@ DATABASES = {"default": _database}
 
 # Redis when REDIS_URL is set: the counters of the limits, the version of remembered keys
 # and merchants (merchants.admission), the page forms' limits. Otherwise this process's
-# memory: fine for one development process, an error in production (see the checks below).
+# memory: right for one development process, wrong for several workers, each of which
+# would keep its own counters. So without DEBUG, REDIS_URL is required, unless
+# RECECO_LOCAL_CACHE says that this is knowingly one process (the test suite's servers).
 REDIS_URL = envstr("REDIS_URL")
 RECECO_CACHE_PREFIX = envstr("RECECO_CACHE_PREFIX", "receco")
 if REDIS_URL:
@@ -198,21 +200,22 @@ if REDIS_URL:
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
-else:
+elif DEBUG or envbool("RECECO_LOCAL_CACHE", False):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(
+        "REDIS_URL must be set (for example redis://127.0.0.1:6379/0) unless DJANGO_DEBUG is on: "
+        "the rate limits and remembered keys must be shared by every worker process"
+    )
 
 # The page forms' limits count with django-ratelimit in that cache; one that cannot be
-# read lets the post through (receco.lib.sharedcache logs it).
+# read lets the post through (receco.lib.sharedcache logs it). Its checks of the cache
+# backend are replaced by the rule above: its list of supported backends predates
+# Django's own Redis backend (shared by every process, counting with INCR), and local
+# memory is allowed only where one process counts.
 RATELIMIT_USE_CACHE = "default"
 RATELIMIT_FAIL_OPEN = True
-if REDIS_URL:
-    # django-ratelimit's list of supported backends predates Django's own Redis backend,
-    # which is shared by every process and counts with Redis INCR: the warning is moot.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
-elif DEBUG:
-    # Development runs one process, where local memory counts correctly. Without DEBUG
-    # the error stands: several workers would each keep their own counters.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Security ------------------------------------------------------------------------
 

@@ -29,9 +29,44 @@ def test_defaults_load_when_debugging():
 
 
 def test_a_secret_key_is_required_without_debug():
-    result = _load_settings()
+    result = _load_settings(RECECO_LOCAL_CACHE="1")
     assert result.returncode == 1
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+def _check(**env) -> subprocess.CompletedProcess:
+    clean = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
+    for name in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"):
+        clean.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**clean, "DJANGO_SECRET_KEY": "x" * 50, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_production_without_redis_stops_at_start_naming_redis_url():
+    result = _check()
+    assert result.returncode == 1
+    assert (
+        "django.core.exceptions.ImproperlyConfigured: REDIS_URL must be set (for example redis://127.0.0.1:6379/0)"
+        " unless DJANGO_DEBUG is on: the rate limits and remembered keys must be shared by every worker process"
+    ) in result.stderr
+    assert "django_ratelimit" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"DJANGO_DEBUG": "1"}, {"REDIS_URL": "redis://127.0.0.1:6379/0"}, {"RECECO_LOCAL_CACHE": "1"}],
+    ids=["debug", "redis", "one-process"],
+)
+def test_the_cache_passes_the_checks_in_development_with_redis_or_when_knowingly_one_process(env):
+    result = _check(**env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("System check identified no issues")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +88,7 @@ def test_a_secret_key_is_required_without_debug():
     ],
 )
 def test_bad_values_name_the_variable(env, message):
-    result = _load_settings(DJANGO_SECRET_KEY="x" * 50, **env)
+    result = _load_settings(DJANGO_SECRET_KEY="x" * 50, RECECO_LOCAL_CACHE="1", **env)
     assert result.returncode == 1
     assert "ImproperlyConfigured" in result.stderr
     assert message in result.stderr
