@@ -35,7 +35,7 @@ def get_receipt(call: Call) -> dict:
     token = _token(values)
     if values.get("format") not in FORMATS:
         raise InvalidInput('format: Must be "orf", or absent for the receipt as it is')
-    receipt = find_receipt(token, call.admission)
+    receipt = find_receipt(token, call.admission, replica=True)
     if values.get("format") == "orf":
         return orf.document(receipt, receipt.merchant)
     return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id))

@@ -143,41 +143,54 @@ CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
 # connections with health checks: a PostgreSQL restart costs only the requests in flight.
 _database_url = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 DATABASE_STATEMENT_TIMEOUT = envint("DATABASE_STATEMENT_TIMEOUT", 10)  # seconds; PostgreSQL only
-try:
-    _database = dj_database_url.parse(
-        _database_url,
-        conn_max_age=envint("DATABASE_CONN_MAX_AGE", 600),
-        conn_health_checks=True,
-    )
-except ValueError as exc:
-    raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from None
-if _database["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the page readers run while a write is in progress; IMMEDIATE takes the
-    # write lock up front so concurrent writers wait instead of failing mid-transaction.
-    _database["CONN_MAX_AGE"] = 0
-    _database["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-elif _database["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend with a health check that asks the socket, not the server, and a
-    # deadline on every statement (receco/lib/postgresql).
-    _database["ENGINE"] = "receco.lib.postgresql"
-    # Parameters travel apart from the SQL, so psycopg prepares each statement a
-    # connection runs often (getReceipt's, the key look-up's): PostgreSQL then skips
-    # parsing and planning them, which cost more than running them.
-    _database["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
-    # A database that stalls fails requests fast (503) and leaves the workers free: a
-    # connection attempt gives up after DATABASE_CONNECT_TIMEOUT, a statement after
-    # DATABASE_STATEMENT_TIMEOUT (0: never), ended by the server or, if it does not
-    # answer at all, cut off by the client. migrate is not limited.
-    _database["OPTIONS"]["connect_timeout"] = envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
-    if DATABASE_STATEMENT_TIMEOUT:
-        _database["OPTIONS"]["options"] = f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT * 1000}"
-else:
-    raise ImproperlyConfigured("DATABASE_URL must be a sqlite:// or postgres:// URL")
-DATABASES = {"default": _database}
+_database_connect_timeout = envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+_database_conn_max_age = envint("DATABASE_CONN_MAX_AGE", 600)
+
+
+def _database(variable: str, url: str) -> dict:
+    try:
+        database = dj_database_url.parse(url, conn_max_age=_database_conn_max_age, conn_health_checks=True)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{variable} is not a usable database URL: {exc}") from None
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets the page readers run while a write is in progress; IMMEDIATE takes the
+        # write lock up front so concurrent writers wait instead of failing mid-transaction.
+        database["CONN_MAX_AGE"] = 0
+        database["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    elif database["ENGINE"] == "django.db.backends.postgresql":
+        # Django's backend with a health check that asks the socket, not the server, and a
+        # deadline on every statement (receco/lib/postgresql).
+        database["ENGINE"] = "receco.lib.postgresql"
+        # Parameters travel apart from the SQL, so psycopg prepares each statement a
+        # connection runs often (getReceipt's, the key look-up's): PostgreSQL then skips
+        # parsing and planning them, which cost more than running them.
+        database["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+        # A database that stalls fails requests fast (503) and leaves the workers free: a
+        # connection attempt gives up after DATABASE_CONNECT_TIMEOUT, a statement after
+        # DATABASE_STATEMENT_TIMEOUT (0: never), ended by the server or, if it does not
+        # answer at all, cut off by the client. migrate is not limited.
+        database["OPTIONS"]["connect_timeout"] = _database_connect_timeout
+        if DATABASE_STATEMENT_TIMEOUT:
+            database["OPTIONS"]["options"] = f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT * 1000}"
+    else:
+        raise ImproperlyConfigured(f"{variable} must be a sqlite:// or postgres:// URL")
+    return database
+
+
+DATABASES = {"default": _database("DATABASE_URL", _database_url)}
+
+# Streaming replicas of DATABASE_URL: getReceipt and the receipt pages read from them,
+# and from the primary whatever a replica has not received yet (receco.lib.replicas).
+for _number, _url in enumerate(envlist("DATABASE_REPLICA_URLS", []), start=1):
+    DATABASES[f"replica{_number}"] = _database("DATABASE_REPLICA_URLS", _url)
+    if DATABASES[f"replica{_number}"]["ENGINE"] != "receco.lib.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs of replicas of DATABASE_URL")
+    # Tests that run with replicas configured read the test database through them.
+    DATABASES[f"replica{_number}"]["TEST"] = {"MIRROR": "default"}
 
 # --- Cache: Redis, shared by every process ---------------------------------------------
 

@@ -12,6 +12,7 @@ Short codes can be guessed: those that find nothing count against the client add
 
 from merchants.admission.admit import Admission
 from receco.errors import Forbidden, NotFound
+from receco.lib import replicas
 from receipts.codes import parse_reference
 from receipts.models import Receipt
 
@@ -19,9 +20,10 @@ RECEIPT_NOT_FOUND = "Receipt not found"
 TEST_KEY_ON_LIVE_RECEIPT = "A test key cannot access live receipts: use a live key"
 
 
-def find_receipt(raw_reference: object, admission: Admission) -> Receipt:
+def find_receipt(raw_reference: object, admission: Admission, *, replica: bool = False) -> Receipt:
     """Return the receipt a token or short code names (trimmed; short codes in any case),
-    if ``admission``'s caller may have it.
+    if ``admission``'s caller may have it. ``replica``: for reads that change nothing,
+    which a read replica may serve (the primary still answers what it has not received).
 
     Raises InvalidInput ("Invalid token format"), NotFound ("Receipt not found"),
     Forbidden (a test key naming a live receipt) or RateLimited (too many short codes
@@ -31,7 +33,10 @@ def find_receipt(raw_reference: object, admission: Admission) -> Receipt:
     if reference.is_short_code:
         admission.check_lookup_budget()
     try:
-        receipt = Receipt.objects.by_reference(reference)
+        if replica:
+            receipt = replicas.read(lambda alias: Receipt.objects.by_reference(reference, using=alias))
+        else:
+            receipt = Receipt.objects.by_reference(reference)
     except Receipt.DoesNotExist:
         receipt = None
     if receipt is None or (admission.key is not None and not admission.speaks_for(receipt.merchant_id)):

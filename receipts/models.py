@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 
 
 class ReceiptManager(models.Manager):
-    def by_reference(self, reference: Reference) -> Receipt:
-        """Return the receipt a token or short code names; one indexed query.
+    def by_reference(self, reference: Reference, using: str | None = None) -> Receipt:
+        """Return the receipt a token or short code names, from the database ``using``
+        (the primary by default); one indexed query.
 
         Raises Receipt.DoesNotExist.
         """
-        return get_by(self.model, reference.field, reference.value)
+        return get_by(self.model, reference.field, reference.value, using=using)
 
 
 class Receipt(models.Model):

@@ -193,8 +193,10 @@ def _scan_context() -> dict:
 
 def _find(request: HttpRequest, raw_reference: str) -> Receipt:
     """The receipt a page names, as the API finds it: its short codes held to the same
-    budget of misses per client address. Raises InvalidInput, NotFound or RateLimited."""
-    return find_receipt(raw_reference, Admission.for_address(client_ip(request)))
+    budget of misses per client address; pages that only show it read a replica, if any.
+    Raises InvalidInput, NotFound or RateLimited."""
+    reader = Admission.for_address(client_ip(request))
+    return find_receipt(raw_reference, reader, replica=request.method in ("GET", "HEAD"))
 
 
 def _limited_words(refused: Planned) -> str:

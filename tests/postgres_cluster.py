@@ -90,12 +90,16 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_cluster(*, extra: tuple[str, ...] = ()) -> Cluster:
-    """initdb and start a server on 127.0.0.1 and a free port (trust authentication)."""
+def _new_cluster() -> Cluster:
     folder = Path(tempfile.mkdtemp(prefix="receco-pg-"))
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
-    cluster = Cluster(folder, free_port())
+    return Cluster(folder, free_port())
+
+
+def start_cluster(*, extra: tuple[str, ...] = ()) -> Cluster:
+    """initdb and start a server on 127.0.0.1 and a free port (trust authentication)."""
+    cluster = _new_cluster()
     bin_dir = binaries()
     initdb = [
         str(bin_dir / "initdb"),
@@ -110,8 +114,28 @@ def start_cluster(*, extra: tuple[str, ...] = ()) -> Cluster:
         "UTF8",
     ]
     subprocess.run(_as_server_user(initdb), check=True, capture_output=True)
+    return _start(cluster, extra)
+
+
+def start_replica(primary: Cluster) -> Cluster:
+    """A streaming replica of ``primary`` on a free port: pg_basebackup of its data with
+    the replication settings written (-R), started as a hot standby."""
+    replica = _new_cluster()
+    basebackup = [
+        str(binaries() / "pg_basebackup"),
+        *("-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres"),
+        *("-D", str(replica.data), "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"),
+    ]
+    subprocess.run(_as_server_user(basebackup), check=True, capture_output=True)
+    return _start(replica, ())
+
+
+def _start(cluster: Cluster, extra: tuple[str, ...]) -> Cluster:
+    folder = cluster.folder
     settings = " ".join([f"-p {cluster.port}", f"-k {folder}", "-c listen_addresses=127.0.0.1", "-c fsync=off", *extra])
-    start = [str(bin_dir / "pg_ctl"), "-D", str(cluster.data), "-o", settings, "-l", str(folder / "log"), "-w", "start"]
+    start = [
+        str(binaries() / "pg_ctl"), "-D", str(cluster.data), "-o", settings, "-l", str(folder / "log"), "-w", "start"
+    ]  # fmt: skip
     subprocess.run(_as_server_user(start), check=True, capture_output=True)
     deadline = time.monotonic() + 20
     while True:

@@ -76,15 +76,15 @@ class CompiledGet:
 _COMPILED: dict[tuple, CompiledGet] = {}
 
 
-def get_by(model, field: str, value, *, related: tuple[str, ...] = ()):
+def get_by(model, field: str, value, *, related: tuple[str, ...] = (), using: str | None = None):
     """Return ``model.objects.select_related(*related).get(**{field: value})`` from the
-    database the router reads ``model`` from, its query compiled once per shape (model,
-    database, field and related objects). Nothing but the look-up itself runs per call:
-    not even a QuerySet is made.
+    database ``using`` (by default the one the router reads ``model`` from), its query
+    compiled once per shape (model, database, field and related objects). Nothing but
+    the look-up itself runs per call: not even a QuerySet is made.
 
     Raises the model's DoesNotExist, or MultipleObjectsReturned.
     """
-    db = router.db_for_read(model)
+    db = using or router.db_for_read(model)
     shape = (model, db, field, related)
     compiled = _COMPILED.get(shape)
     if compiled is None:
