@@ -57,7 +57,7 @@ def _settings_error(**env) -> str:
     result = subprocess.run(
         [sys.executable, "-c", "import receco.settings"],
         cwd=ROOT,
-        env={**clean, "DJANGO_SECRET_KEY": "tests-only", **env},
+        env={**clean, "DJANGO_SECRET_KEY": "tests-only", "RECECO_LOCAL_CACHE": "1", **env},
         capture_output=True,
         text=True,
         timeout=60,

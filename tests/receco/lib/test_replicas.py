@@ -62,7 +62,8 @@ def _call(server, path: str, body: dict | None = None) -> tuple[int, bytes]:
 
 
 def _get_receipt(server, reference: str) -> tuple[int, dict]:
-    status, body = _call(server, "/api/trpc/getReceipt?" + urllib.parse.urlencode({"input": json.dumps({"token": reference})}))
+    query = urllib.parse.urlencode({"input": json.dumps({"token": reference})})
+    status, body = _call(server, f"/api/trpc/getReceipt?{query}")
     return status, json.loads(body)
 
 
