@@ -18,7 +18,7 @@ Schema = dict[str, Any]
 def serializer_schema(serializer: serializers.BaseSerializer) -> Schema:
     """The schema of what ``serializer`` accepts: an object, or an array for ``many=True``."""
     if isinstance(serializer, serializers.ListSerializer):
-        schema: Schema = {"type": "array", "items": serializer_schema(serializer.child)}
+        schema: Schema = {"type": "array", "items": _nullable(serializer_schema(serializer.child), serializer.child)}
         if not serializer.allow_empty:
             schema["minItems"] = 1
         if serializer.min_length is not None:
