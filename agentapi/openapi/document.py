@@ -132,6 +132,9 @@ def _path(name: str, procedure: Procedure) -> dict:
     }
     media = {"application/json": {"schema": schema, "example": described.example}}
     if procedure.kind == "query":
+        # Tools read the examples of a query's input from its schema (a parameter with
+        # content has no example of its own).
+        schema["examples"] = [described.example]
         operation["parameters"] = [
             {
                 "name": "input",

@@ -3,13 +3,15 @@ procedures' inputs.
 
 Only the fields those serializers use are converted; any other field raises TypeError,
 so that a serializer gaining a new kind of field cannot be described wrongly in silence.
-Each schema says what the field itself checks: type, null, required, bounds and lengths.
+Each schema says what the field itself checks: type, null, required, bounds, lengths and
+a RegexValidator's pattern.
 Rules a serializer adds in ``validate_<field>`` (a token's pattern, an email at a public
 domain) are in the descriptions, not the schema.
 """
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from rest_framework import fields, serializers
 
 Schema = dict[str, Any]
@@ -54,6 +56,9 @@ def field_schema(field: fields.Field) -> Schema:
             schema["minLength"] = minimum
         if field.max_length is not None:
             schema["maxLength"] = field.max_length
+        patterns = [validator.regex.pattern for validator in field.validators if isinstance(validator, RegexValidator)]
+        if patterns:
+            (schema["pattern"],) = patterns
     else:
         raise TypeError(f"No JSON Schema for {type(field).__name__} ({field.field_name})")
     if field.help_text:

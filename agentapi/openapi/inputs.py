@@ -7,22 +7,30 @@ of every read (agentapi.procedures); the two serializers below describe that rea
 and tests/agentapi/test_openapi_answers.py holds each to what the procedure answers.
 """
 
+import re
 from dataclasses import dataclass, field
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from agentapi.procedures import FORMATS
+from receipts.codes import SHORT_CODE_RE, TOKEN_RE
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH
 from receipts.refunds import RefundSerializer, VoidSerializer
 from receipts.validation import SaleSerializer, StrictCharField
 
 REFERENCE = "A receipt's token (8 to 64 of A-Z a-z 0-9 _ -) or its short code (6 of A-Z 0-9, trimmed, any case)"
+# What receipts.codes.parse_reference reads: a token or a short code in any case, with the
+# ASCII whitespace str.strip() removes around it.
+_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f ]*"
+_SHORT_CODE = SHORT_CODE_RE.pattern.strip("^$").replace("A-Z", "A-Za-z")
+REFERENCE_RE = re.compile(f"^{_SPACE}({_SHORT_CODE}|{TOKEN_RE.pattern.strip('^$')}){_SPACE}$")
 
 
 class ReceiptQuerySerializer(serializers.Serializer):
     """getReceipt's input."""
 
-    token = StrictCharField(help_text=REFERENCE)
+    token = StrictCharField(help_text=REFERENCE, validators=[RegexValidator(REFERENCE_RE)])
     format = serializers.ChoiceField(
         choices=[name for name in FORMATS if name],
         required=False,
@@ -34,7 +42,7 @@ class ReceiptQuerySerializer(serializers.Serializer):
 class ContactSerializer(serializers.Serializer):
     """updateReceiptContact's input: at least one of email and phone."""
 
-    token = StrictCharField(help_text=REFERENCE)
+    token = StrictCharField(help_text=REFERENCE, validators=[RegexValidator(REFERENCE_RE)])
     email = StrictCharField(
         required=False,
         allow_null=True,
