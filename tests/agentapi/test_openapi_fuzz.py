@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 import pytest
 import schemathesis
 from django.conf import settings as django_settings
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -54,6 +56,13 @@ def service(db, client, settings):
     # The document's examples name this sale: its receipt exists, so they reach past "not found".
     response = client.post("/api/trpc/createReceiptFromPOS", json.dumps(SALE_EXAMPLE), content_type="application/json")
     assert response.status_code == 200, response.content
+    # Requests through the WSGI application close the database connection when they end,
+    # and with it the test's transaction; Django's test client keeps it open the same way.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @schema.parametrize()
