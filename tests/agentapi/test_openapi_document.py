@@ -5,6 +5,7 @@ import json
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.validators import RegexValidator
 from gunicorn.http import errors as gunicorn_errors
 from openapi_spec_validator import validate
 from rest_framework import fields, serializers
@@ -179,6 +180,8 @@ def test_every_field_is_described_as_its_serializer_reads_it(name, path, field):
         assert types - {"null"} == {"string"}
         assert schema.get("maxLength") == field.max_length
         assert schema.get("minLength", 0) == (0 if field.allow_blank else 1)
+        patterns = [validator.regex.pattern for validator in field.validators if isinstance(validator, RegexValidator)]
+        assert schema.get("pattern") == (patterns[0] if patterns else None)
 
 
 def test_each_input_has_no_field_its_serializer_lacks():
