@@ -24,7 +24,7 @@ class Row:
 class Failure:
     status: str
     code: str
-    when: str
+    when: SafeString  # `code` spans shown as <code>
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _operation(doc: dict, base_url: str, path: str, method: str, operation: dict
         if status == "200":
             continue
         code, when = _ERRORS[int(status)]
-        failures.append(Failure(status, code, response.get("description", when)))
+        failures.append(Failure(status, code, _with_code(response.get("description", when))))
     return Operation(
         name=operation["operationId"],
         method=method.upper(),
@@ -92,7 +92,7 @@ def _alternating(parts: list[str]):
 
 def failures() -> list[Failure]:
     """Every error status the API answers, with its code and when."""
-    return [Failure(str(status), code, when) for status, code, _, when in ERRORS]
+    return [Failure(str(status), code, _with_code(when)) for status, code, _, when in ERRORS]
 
 
 _ERRORS = {status: (code, when) for status, code, _, when in ERRORS}
