@@ -1,6 +1,7 @@
 """The procedures fuzzed from their OpenAPI document with schemathesis: inputs that fit
 the document and inputs that break it, each answered without a 5xx and as the document
-says (status, body, content type, required headers).
+says (status, body, content type, required headers); an input that breaks the document
+is refused (so the document is no stricter than the service).
 
 The service runs in this process, as a WSGI application on the test database. The rate
 limits are lifted so that the fuzzing reaches the procedures rather than the limiter
@@ -11,13 +12,13 @@ The run is deterministic (derandomized) and bounded (MAX_EXAMPLES per procedure)
 import json
 from urllib.parse import urlsplit
 
+import hypothesis
 import pytest
 import schemathesis
 from django.conf import settings as django_settings
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
-from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -66,12 +67,12 @@ def service(db, client, settings):
 
 
 @schema.parametrize()
-@settings(
+@hypothesis.settings(
     max_examples=MAX_EXAMPLES,
     derandomize=True,
     database=None,
     deadline=None,
-    suppress_health_check=list(HealthCheck),
+    suppress_health_check=list(hypothesis.HealthCheck),
 )
 def test_every_answer_is_as_documented(case, service):
     case.call_and_validate(headers=HOST, checks=CHECKS)
