@@ -2,7 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from agentapi.openapi import views as openapi
+
 urlpatterns = [
+    # The API described: the OpenAPI document and the reference page made from it.
+    path("api/openapi.json", openapi.openapi_json, name="openapi"),
+    path("api/reference/", openapi.reference, name="api-reference"),
     path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
     # The customer web app (issue 4): scan page, receipt pages, QR images.

@@ -46,7 +46,10 @@ class RefundSerializer(serializers.Serializer):
     token = StrictCharField(max_length=64)
     refund_token = StrictCharField(max_length=64, required=False, allow_null=True, default=None)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT, required=False, allow_null=True, default=None)
-    items = RefundLineSerializer(many=True, required=False, allow_null=True, default=None, allow_empty=False)
+    # Made apart from its lines, which would otherwise allow null too (as SaleSerializer.tax_lines).
+    items = serializers.ListSerializer(
+        child=RefundLineSerializer(), required=False, allow_null=True, default=None, allow_empty=False
+    )
     reason = StrictCharField(max_length=200, required=False, allow_null=True, allow_blank=True, default=None)
 
     def validate_refund_token(self, value):

@@ -160,7 +160,11 @@ class SaleSerializer(serializers.Serializer):
     subtotal_amount = _optional_amount()
     discount_amount = _optional_amount()
     tip_amount = _optional_amount()
-    tax_lines = TaxLineSerializer(many=True, required=False, allow_null=True, default=None, max_length=MAX_TAX_LINES)
+    # The list made apart from its lines: many=True would hand the lines allow_null too,
+    # and a null line would pass validation and fail on storing (a 500, not a 400).
+    tax_lines = serializers.ListSerializer(
+        child=TaxLineSerializer(), required=False, allow_null=True, default=None, max_length=MAX_TAX_LINES
+    )
     payment_details = PaymentDetailsSerializer(required=False, allow_null=True, default=None)
 
     def validate_token(self, value):

@@ -139,3 +139,10 @@ def test_a_sale_without_a_breakdown_has_the_fingerprint_it_had_before_there_was_
     before = {k: v for k, v in validated.items() if k not in later and k != "short_code"}
     encoded = json.dumps(before, sort_keys=True, separators=(",", ":"), default=lambda value: value.isoformat())
     assert sale_fingerprint(validated) == hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def test_a_null_tax_line_is_refused(api, vat_sale):
+    # Found by fuzzing (tests/agentapi/test_openapi_fuzz.py): it was a 500.
+    status, body = api.post(PATH, {**vat_sale, "tax_lines": [None]})
+    assert (status, body) == (400, invalid("tax_lines[0]: This field may not be null"))
+    assert not Receipt.objects.exists()

@@ -188,3 +188,9 @@ def test_refunds_through_a_batch(api, stored, live_key):
     assert response.status_code == 200
     assert [call["result"]["data"]["amount"] for call in response.json()] == [100, 200]
     assert _read(api, stored.token, live_key)["status"] == "partially_refunded"
+
+
+def test_a_null_item_is_refused(api, stored, live_key):
+    # Found by fuzzing (tests/agentapi/test_openapi_fuzz.py): it was a 500.
+    status, body = _refund(api, live_key, token=stored.token, items=[None])
+    assert (status, body) == (400, error_envelope(400, "INVALID_INPUT", "items[0]: This field may not be null", PATH))

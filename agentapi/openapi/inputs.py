@@ -1,0 +1,167 @@
+"""What each procedure takes: the serializer its input is validated with, what the
+document says of it, and an example.
+
+createReceiptFromPOS, refundReceipt and voidReceipt validate their input with these very
+serializers. getReceipt and updateReceiptContact read theirs by hand, on the fast path
+of every read (agentapi.procedures); the two serializers below describe that reading,
+and tests/agentapi/test_openapi_answers.py holds each to what the procedure answers.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from django.core.validators import RegexValidator
+from rest_framework import serializers
+
+from agentapi.procedures import FORMATS
+from receipts.codes import SHORT_CODE_RE, TOKEN_RE
+from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH
+from receipts.refunds import RefundSerializer, VoidSerializer
+from receipts.validation import SaleSerializer, StrictCharField
+
+REFERENCE = "A receipt's token (8 to 64 of A-Z a-z 0-9 _ -) or its short code (6 of A-Z 0-9, trimmed, any case)"
+# What receipts.codes.parse_reference reads: a token or a short code in any case, with the
+# ASCII whitespace str.strip() removes around it.
+_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f ]*"
+_SHORT_CODE = SHORT_CODE_RE.pattern.strip("^$").replace("A-Z", "A-Za-z")
+REFERENCE_RE = re.compile(f"^{_SPACE}({_SHORT_CODE}|{TOKEN_RE.pattern.strip('^$')}){_SPACE}$")
+
+
+class ReceiptQuerySerializer(serializers.Serializer):
+    """getReceipt's input."""
+
+    token = StrictCharField(help_text=REFERENCE, validators=[RegexValidator(REFERENCE_RE)])
+    format = serializers.ChoiceField(
+        choices=[name for name in FORMATS if name],
+        required=False,
+        allow_null=True,
+        help_text="orf: the receipt as an Open Receipt Format 0.1 document; absent or null: as it is",
+    )
+
+
+class ContactSerializer(serializers.Serializer):
+    """updateReceiptContact's input: at least one of email and phone."""
+
+    token = StrictCharField(help_text=REFERENCE, validators=[RegexValidator(REFERENCE_RE)])
+    email = StrictCharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=MAX_EMAIL_LENGTH,
+        help_text="An address at a public domain; blank or null: none",
+    )
+    phone = StrictCharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=MAX_PHONE_LENGTH,
+        help_text="Stored in E.164; without a country code read in the service's region; blank or null: none",
+    )
+
+
+@dataclass(frozen=True)
+class Input:
+    serializer: type[serializers.Serializer]
+    summary: str
+    description: str
+    example: dict = field(default_factory=dict)
+    conflicts: str = ""  # when the procedure answers 409 CONFLICT; empty: never
+
+
+SALE_EXAMPLE = {
+    "token": "rcpt_mfx3k2a1_q8z0lp",
+    "short_code": "K7P2QX",
+    "merchant_string_id": "test-mama-put",
+    "merchant_name": "Mama Put Kitchen",
+    "total_amount": 130000,
+    "currency": "NGN",
+    "transaction_date": "2026-11-22T10:15:00.000Z",
+    "items": [
+        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
+    ],
+    "category": "restaurant",
+    "payment_method": "card",
+    "location": "Lekki Phase 1",
+    "status": "completed",
+}
+
+INPUTS: dict[str, Input] = {
+    "createReceiptFromPOS": Input(
+        SaleSerializer,
+        "Store a sale as a receipt",
+        "Stores the sale and answers its token, short code and page. The token is the idempotency key: the "
+        "same token with the same content answers the first receipt again, with different content 409. "
+        "A merchant_string_id starting with test- is created on first use as a test merchant. Amounts are "
+        "integers in minor units (kobo, cents); when subtotal_amount is given the breakdown must add up. "
+        "Optional fields may be null; unknown fields are ignored; integers sent as strings are refused.",
+        SALE_EXAMPLE,
+        "The token was already used for a different receipt",
+    ),
+    "getReceipt": Input(
+        ReceiptQuerySerializer,
+        "Read a receipt",
+        "Answers the receipt a token or short code names. Contact data is masked unless the caller holds "
+        "the merchant's key. Short codes that find nothing count against the client address (30 a minute).",
+        {"token": "K7P2QX"},
+    ),
+    "updateReceiptContact": Input(
+        ContactSerializer,
+        "Attach the customer's contact and send the receipt there",
+        "Stores the email address and/or phone number on the receipt and sends it there as far as the daily "
+        "limits allow; deliveries says what became of each. Anyone may call it without a key.",
+        {"token": "K7P2QX", "email": "customer@example.com"},
+    ),
+    "refundReceipt": Input(
+        RefundSerializer,
+        "Refund a sale, whole or in part",
+        "Makes a refund receipt linked to the sale: for what remains, an amount, or items by their place in the "
+        "sale's items. refund_token is the idempotency key. Needs the merchant's key, except on test- merchants.",
+        {"token": "K7P2QX", "items": [{"index": 1, "quantity": 1}], "reason": "Warm drink"},
+        "More than remains, a voided sale, a refund of a refund, or the refund_token used for another refund",
+    ),
+    "voidReceipt": Input(
+        VoidSerializer,
+        "Void a sale that has no refunds",
+        "The sale's status becomes voided; voiding it again answers the same. Needs the merchant's key, "
+        "except on test- merchants.",
+        {"token": "K7P2QX", "reason": "Rung up twice"},
+        "The sale has refunds, or is itself a refund",
+    ),
+}
+
+# What the document says of fields whose serializers carry no help text: rules that a
+# serializer's validate_<field> method checks, and units. The bounds come from the fields.
+NOTES: dict[str, dict[str, str]] = {
+    "createReceiptFromPOS": {
+        "token": "8 to 64 of A-Z a-z 0-9 _ -; generated when absent. The idempotency key",
+        "short_code": "6 of A-Z 0-9; generated when absent, replaced when another receipt holds it",
+        "merchant_string_id": "An existing merchant, or any id starting with test- (a test merchant, made on first "
+        "use)",
+        "merchant_name": "Shown only for test- merchants",
+        "merchant_logo": "An http(s) URL; shown only for test- merchants",
+        "accent_color": "#rgb or #rrggbb; shown only for test- merchants",
+        "total_amount": "Minor units (kobo, cents)",
+        "currency": "ISO 4217, 3 letters; default NGN",
+        "transaction_date": "ISO 8601 (UTC without an offset), from 2000-01-01 to one day from now; default now",
+        "items[].unit_price": "Minor units",
+        "items[].total_price": "Minor units",
+        "status": "Default completed",
+        "customer_email": "The receipt is sent there (as updateReceiptContact)",
+        "customer_phone": "The receipt is sent there (as updateReceiptContact)",
+        "subtotal_amount": "Minor units; when given, the sum of the items' total_price, and subtotal - discount + "
+        "the tax of the lines that are not inclusive + tip must equal total_amount",
+        "tax_lines[].rate": "A percentage: 7.5",
+        "tax_lines[].inclusive": "true when the tax is already inside the item prices",
+        "payment_details": "12 or more digits in a row anywhere in it refuse the sale: no card numbers",
+        "payment_details.card_last4": "Exactly 4 digits",
+    },
+    "refundReceipt": {
+        "token": "The sale's token or short code",
+        "refund_token": "8 to 64 of A-Z a-z 0-9 _ -; generated when absent. The idempotency key",
+        "amount": "Minor units; not with items. With neither, all that remains is refunded",
+        "items[].index": "The item's place in the sale's items, from 0",
+        "reason": "Shown on the refund receipt",
+    },
+    "voidReceipt": {"token": "The sale's token or short code"},
+}
