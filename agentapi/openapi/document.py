@@ -18,8 +18,8 @@ from agentapi.errors import HTTP_STATUS
 from agentapi.openapi.fields import serializer_schema
 from agentapi.openapi.inputs import INPUTS, NOTES
 from agentapi.openapi.outputs import OUTPUTS, SCHEMAS
+from agentapi.paths import API_PREFIX
 from agentapi.registry import PROCEDURES, Procedure
-from agentapi.views import API_PREFIX
 
 TITLE = "Receco API"
 VERSION = "1.0.0"
