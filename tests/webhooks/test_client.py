@@ -28,7 +28,7 @@ def test_it_sends_the_body_and_headers_and_nothing_else(receiver):
 
 @pytest.mark.parametrize(
     "address",
-    ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",
+    ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",  # noqa: S104
      "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"],
 )  # fmt: skip
 def test_private_loopback_and_link_local_addresses_are_not_public(address):
