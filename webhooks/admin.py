@@ -8,7 +8,6 @@ from datetime import timedelta
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -31,6 +30,7 @@ GRACE_CHOICES = [
 
 
 class EndpointForm(forms.ModelForm):
+    url = forms.URLField(label="URL", max_length=2000, assume_scheme="https")
     event_types = forms.MultipleChoiceField(
         choices=EventType.choices,
         widget=forms.CheckboxSelectMultiple,
@@ -59,7 +59,7 @@ class RollForm(forms.Form):
         choices=GRACE_CHOICES,
         initial="86400",
         label="The old secret keeps signing for",
-        help_text="Both secrets sign every request meanwhile (one v1= each): receivers switch without missing an event.",
+        help_text="Both secrets sign every request meanwhile (one v1= each): receivers switch without a gap.",
     )
 
 
@@ -68,7 +68,6 @@ class EndpointAdmin(MerchantScopedAdmin):
     owners_may_add = True
     owners_may_change = True
     form = EndpointForm
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["url", "merchant", "description", "events_label", "enabled", "created_at"]
     list_filter = ["enabled"]
     list_select_related = ["merchant"]
