@@ -1,10 +1,10 @@
 """Recording events: the outbox of webhooks.
 
 ``emit`` writes the event and one delivery per endpoint that wants it in the transaction
-of the change it reports, and queues the deliveries on the task runner once that
-transaction commits (webhooks.tasks). A crash between the commit and the queueing loses
-nothing: the sweep (``requeue_due``, the ``sendwebhooks`` command) finds the delivery
-still pending and queues it again.
+of the change it reports, and queues the deliveries on the task runner: with the
+database backend in that same transaction, otherwise once it commits (webhooks.tasks).
+A crash in between loses nothing: the sweep (``requeue_due``, the ``sendwebhooks``
+command) finds the delivery still pending and queues it again.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from receipts.models import Receipt
 from receipts.representation import iso_utc, receipt_data
 from webhooks.listeners import listening
 from webhooks.models import Delivery, Event, EventType
-from webhooks.tasks import enqueue
+from webhooks.tasks import enqueue, enqueue_with_change
 
 logger = logging.getLogger(__name__)
 
@@ -63,21 +63,15 @@ def emit(event_type: EventType, receipt: Receipt, merchant: Merchant | None = No
     )
     deliveries = Delivery.objects.bulk_create([Delivery(event=event, endpoint_id=pk) for pk in endpoint_ids])
     for delivery in deliveries:
-        queue_on_commit(delivery.pk)
+        enqueue_with_change(delivery.pk)
     return event
-
-
-def queue_on_commit(delivery_id: int) -> None:
-    # robust: a queue that cannot be reached must not fail the change that was stored;
-    # the delivery stays pending and the sweep picks it up.
-    transaction.on_commit(lambda: enqueue(delivery_id), robust=True)
 
 
 def resend(delivery: Delivery) -> Delivery:
     """Send ``delivery``'s event to its endpoint once more, as a new delivery; return it."""
     with transaction.atomic():
         again = Delivery.objects.create(event_id=delivery.event_id, endpoint_id=delivery.endpoint_id)
-        queue_on_commit(again.pk)
+        enqueue_with_change(again.pk)
     return again
 
 

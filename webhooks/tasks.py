@@ -2,7 +2,9 @@
 
 from datetime import datetime
 
+from django.db import transaction
 from django_tasks import task
+from django_tasks_db import DatabaseBackend
 
 from webhooks import sending
 
@@ -30,3 +32,16 @@ def enqueue(delivery_id: int, run_after: datetime | None = None) -> bool:
         queued = send_webhook.using(run_after=run_after)
     queued.enqueue(delivery_id)
     return True
+
+
+def enqueue_with_change(delivery_id: int) -> None:
+    """Queue a delivery recorded in the transaction in progress: in that transaction when the
+    queue is a table of the same database (the database backend: the task row is then part
+    of the outbox, and the change costs one commit), else once it commits (the immediate
+    backend would send before the change is committed)."""
+    if isinstance(send_webhook.get_backend(), DatabaseBackend):
+        enqueue(delivery_id)
+        return
+    # robust: a queue that cannot be reached must not fail the change that was stored;
+    # the delivery stays pending and the sweep picks it up.
+    transaction.on_commit(lambda: enqueue(delivery_id), robust=True)

@@ -4,8 +4,9 @@ receipt as getReceipt gives it to its merchant."""
 import json
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django_tasks_db.models import DBTaskResult
 
 from receipts.creation import create_receipt
 from receipts.deliveries import attach_contact
@@ -121,3 +122,27 @@ def test_each_endpoint_gets_its_own_delivery(sent, endpoint, merchant, sale, rec
     sent(_sell, merchant, sale)
     assert Delivery.objects.filter(status="succeeded").count() == 2
     assert sorted(request["path"] for request in receiver.requests) == ["/hooks", "/hooks/second"]
+
+
+@pytest.fixture
+def database_tasks(settings):
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+
+
+def test_with_the_database_queue_the_task_is_written_with_the_change(database_tasks, endpoint, merchant, sale):
+    _sell(merchant, sale)
+    task = DBTaskResult.objects.get()
+    assert task.task_path == "webhooks.tasks.send_webhook"
+    assert task.args_kwargs == {"args": [Delivery.objects.get().pk], "kwargs": {}}
+
+
+def test_a_change_that_rolls_back_leaves_no_event_and_no_task(database_tasks, endpoint, merchant, sale):
+    def sell_then_fail():
+        with transaction.atomic():
+            _sell(merchant, sale)
+            raise RuntimeError("the till's request failed after the insert")
+
+    with pytest.raises(RuntimeError):
+        sell_then_fail()
+    assert not Event.objects.exists()
+    assert not DBTaskResult.objects.exists()
