@@ -121,3 +121,12 @@ def test_resend_sends_the_event_again_as_a_new_delivery(delivery, receiver, sent
     again.refresh_from_db()
     assert again.status == "succeeded"
     assert receiver.requests[-1]["body"] == receiver.requests[0]["body"]
+
+
+def test_a_delivery_to_an_endpoint_disabled_meanwhile_fails_unsent(delivery, endpoint, receiver, sent):
+    endpoint.enabled = False
+    endpoint.save()
+    assert sent(run_delivery, delivery.pk).status == "failed"
+    assert len(receiver.requests) == 1  # the first attempt only
+    assert Attempt.objects.filter(error="endpoint disabled").count() == 1
+    assert mail.outbox == []
