@@ -57,6 +57,10 @@ def test_every_change_makes_one_event_of_its_type(sent, endpoint, receiver, merc
         "receipt.created",
         "receipt.voided",
     ]
+    for request in receiver.requests:  # each signed with the endpoint's secret
+        t, v1 = (part.split("=", 1)[1] for part in request["headers"]["Receco-Signature"].split(","))
+        assert v1 == signature(endpoint.secret, int(t), request["body"])
+    assert len({event["id"] for event in receiver.events()}) == 5
     refunded = receiver.events()[2]["data"]["object"]
     assert refunded["status"] == "partially_refunded"
     assert refunded["refunds"][0]["amount"] == 1000
