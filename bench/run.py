@@ -9,8 +9,10 @@ a second process (wrk with bench/wrk.lua when installed, else bench/loadgen.py) 
 req/s, p50 and p99 for every scenario, each as a ratio to the reference, then the goals.
 
 Scenarios: getReceipt by random short codes, by random tokens, and createReceiptFromPOS
-with fresh tokens; each anonymous, with a test key and with a live key (the live limits
-raised through the environment so the limiter runs on every request without refusing).
+with fresh tokens, for a merchant without webhooks and for one with a webhook endpoint
+(its events recorded and queued as in production, where a db_worker sends them); each
+anonymous, with a test key and with a live key (the live limits raised through the
+environment so the limiter runs on every request without refusing).
 """
 
 import argparse
@@ -38,6 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 SEED_MERCHANT = "bench-shop"  # a test merchant: holds the seeded (test) receipts that getReceipt reads
 POS_MERCHANT = "bench-pos"  # receives the receipts created under load (deleted before each run)
+HOOKED_MERCHANT = "bench-hooked"  # the same, with a webhook endpoint: every receipt is an event
+HOOK_URL = "https://hooks.bench.invalid/receco"  # never sent to: no worker runs during the benchmark
+CREATE_SCENARIO = "createReceiptFromPOS, fresh tokens"
+HOOKED_SCENARIO = "createReceiptFromPOS, with a webhook"
 SAMPLE_SIZE = 20_000  # references drawn from the table for the getReceipt scenarios
 
 CREATE_BODY = {
@@ -80,6 +86,7 @@ class Scenario:
     name: str  # "getReceipt by short code", ...
     mode: str  # "get" or "create"
     refs: Path | None = None
+    merchant: str = POS_MERCHANT  # whose receipts "create" makes
 
 
 @dataclass
@@ -130,6 +137,9 @@ def _arguments() -> argparse.Namespace:
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
         help="PostgreSQL server (its database name is replaced by receco_bench_<count>)",
     )
+    parser.add_argument(
+        "--database-prefix", default="receco_bench", help="names of the databases made: <prefix>_10k, <prefix>_1m"
+    )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
     parser.add_argument("--port", type=int, default=8701, help="project port; the reference uses the next one")
     parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto")
@@ -176,7 +186,11 @@ def _header(args, loadgen: str) -> str:
     with psycopg.connect(_database_url(args.database_url, "postgres")) as connection:
         server = connection.execute("SHOW server_version").fetchone()[0]
     threads = f", {args.threads} threads each" if args.worker_class == "gthread" else ""
-    wrk_version = subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
+    wrk_version = (
+        subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
+        if shutil.which("wrk")
+        else "wrk not installed"
+    )
     lines = [
         "Receco load benchmark",
         f"  date      {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
@@ -233,6 +247,13 @@ def _print_goals(args, results: dict[int, dict]) -> None:
                             f"{result.errors} errors",
                         )
                     )
+        plain, hooked = table.get(CREATE_SCENARIO, {}), table.get(HOOKED_SCENARIO, {})
+        for name, result in hooked.items():
+            if result and name != "reference" and plain.get(name):
+                share = result.extra["ratio"] / plain[name].extra["ratio"]
+                checks.append(
+                    (share >= 0.85, f"{count:>9,} {HOOKED_SCENARIO}, {name}: {share:.2f} of without one (>= 0.85)")
+                )
     counts = sorted(results)
     if len(counts) > 1:
         small, large = counts[0], counts[-1]
@@ -267,7 +288,7 @@ def _jsonable(results: dict[int, dict]) -> dict:
 
 
 def _bench_database(args, count: int, loadgen: str) -> dict:
-    name = f"receco_bench_{_label(count)}"
+    name = f"{args.database_prefix}_{_label(count)}"
     url = _database_url(args.database_url, name)
     print(f"\n{count:,} receipts (database {name})", flush=True)
     _prepare_database(args, url, count)
@@ -323,9 +344,26 @@ def _prepare_database(args, url: str, count: int) -> None:
     env = _project_env(args, url, "http://127.0.0.1:8000")
     _manage(env, "migrate", "--no-input", "-v", "0")
     with psycopg.connect(url, autocommit=True) as connection:
-        for string_id, display in ((SEED_MERCHANT, "Bench Shop"), (POS_MERCHANT, "Bench POS")):
+        merchants = [(SEED_MERCHANT, "Bench Shop"), (POS_MERCHANT, "Bench POS")]
+        if _has_webhooks():
+            merchants.append((HOOKED_MERCHANT, "Bench Hooked"))
+        for string_id, display in merchants:
             if not connection.execute("SELECT 1 FROM merchants_merchant WHERE string_id = %s", (string_id,)).fetchone():
                 _manage(env, "createmerchant", string_id, "--name", display)
+        # The anonymous variant calls without a key, as a merchant that allows it is called.
+        connection.execute(
+            "UPDATE merchants_merchant SET require_api_key = false WHERE string_id = ANY(%s) AND require_api_key",
+            ([string_id for string_id, _ in merchants],),
+        )
+        if (
+            _has_webhooks()
+            and not connection.execute(
+                "SELECT 1 FROM webhooks_endpoint e JOIN merchants_merchant m ON m.id = e.merchant_id"
+                " WHERE m.string_id = %s",
+                (HOOKED_MERCHANT,),
+            ).fetchone()
+        ):
+            _manage(env, "createwebhook", HOOKED_MERCHANT, HOOK_URL, "--description", "benchmark")
         # The seeded receipts are test receipts, which test keys may read as well as live ones.
         if connection.execute(
             "UPDATE merchants_merchant SET is_test = true WHERE string_id = %s AND NOT is_test", (SEED_MERCHANT,)
@@ -360,10 +398,22 @@ def _seeded(connection) -> int:
 
 
 def _delete_created(url: str) -> None:
-    """Remove the receipts earlier runs created, so the table holds the seeded ones only."""
+    """Remove the receipts earlier runs created (and their events and queued tasks), so the
+    table holds the seeded ones only."""
     with psycopg.connect(url, autocommit=True) as connection:
-        if _delete_receipts_of(connection, POS_MERCHANT):
+        deleted = _delete_receipts_of(connection, POS_MERCHANT)
+        if _has_webhooks():
+            # Only the benchmark writes these: its merchants' events and the tasks queued for them.
+            tables = ("webhooks_attempt", "webhooks_delivery", "webhooks_event", "django_tasks_database_dbtaskresult")
+            connection.execute(f"TRUNCATE {', '.join(tables)}")
+            deleted += _delete_receipts_of(connection, HOOKED_MERCHANT)
+        if deleted:
             connection.execute("VACUUM ANALYZE receipts_receipt")
+
+
+def _has_webhooks() -> bool:
+    """Whether this commit has webhooks (the benchmark also runs on older ones)."""
+    return (ROOT / "webhooks" / "management" / "commands" / "createwebhook.py").exists()
 
 
 def _delete_receipts_of(connection, string_id: str) -> int:
@@ -381,11 +431,14 @@ def _scenarios(url: str, workdir: Path) -> list[Scenario]:
     codes, tokens = workdir / "short_codes.txt", workdir / "tokens.txt"
     codes.write_text("".join(f"{code}\n" for code, _ in rows))
     tokens.write_text("".join(f"{token}\n" for _, token in rows))
-    return [
+    scenarios = [
         Scenario("getReceipt by short code", "get", codes),
         Scenario("getReceipt by token", "get", tokens),
-        Scenario("createReceiptFromPOS, fresh tokens", "create"),
+        Scenario(CREATE_SCENARIO, "create"),
     ]
+    if _has_webhooks():
+        scenarios.append(Scenario(HOOKED_SCENARIO, "create", merchant=HOOKED_MERCHANT))
+    return scenarios
 
 
 # -- keys --------------------------------------------------------------------------------
@@ -401,7 +454,8 @@ def _variants(args, url: str, env: dict) -> list[Variant]:
             variants.append(Variant(name, unavailable="(no createapikey command: API keys are not on this commit)"))
             continue
         # One key per merchant: the seeded one reads its receipts, the POS one creates.
-        keys = {merchant: _create_key(env, merchant, kind) for merchant in (SEED_MERCHANT, POS_MERCHANT)}
+        merchants = (SEED_MERCHANT, POS_MERCHANT, *((HOOKED_MERCHANT,) if _has_webhooks() else ()))
+        keys = {merchant: _create_key(env, merchant, kind) for merchant in merchants}
         variants.append(Variant(name, auth=keys))
     return [variant for variant in variants if variant.name in args.variants]
 
@@ -414,7 +468,7 @@ def _create_key(env: dict, merchant: str, kind: str) -> str:
 def _authorization(variant: Variant | None, scenario: Scenario) -> str:
     if variant is None or variant.auth is None:
         return ""
-    key = variant.auth[SEED_MERCHANT if scenario.mode == "get" else POS_MERCHANT]
+    key = variant.auth[SEED_MERCHANT if scenario.mode == "get" else scenario.merchant]
     return f"Bearer {key}"
 
 
@@ -435,6 +489,8 @@ def _project_env(args, url: str, web_url: str) -> dict:
             "DJANGO_LOG_LEVEL": "WARNING",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "RECECO_WEB_URL": web_url,
+            # As in production: a request only queues its tasks (webhook events), a worker sends them.
+            "RECECO_TASKS_BACKEND": "database",
             "PYTHONPATH": str(ROOT),
         }
     )
@@ -554,7 +610,7 @@ def _check_answer(url: str, scenario: Scenario, auth: str) -> None:
             f"{url}/api/trpc/getReceipt?input={quote(json.dumps({'token': reference}))}", headers=headers
         )
     else:
-        body = json.dumps(CREATE_BODY).replace("TOKEN", f"bcheck{secrets.token_hex(8)}").encode()
+        body = _create_body(scenario).replace("TOKEN", f"bcheck{secrets.token_hex(8)}").encode()
         headers["Content-Type"] = "application/json"
         request = urllib.request.Request(f"{url}/api/trpc/createReceiptFromPOS", data=body, headers=headers)
     try:
@@ -569,7 +625,7 @@ def _check_answer(url: str, scenario: Scenario, auth: str) -> None:
 
 def _load(args, loadgen: str, url: str, scenario: Scenario, auth: str, seconds: float) -> Result:
     run = secrets.token_hex(4)
-    body = json.dumps(CREATE_BODY, separators=(",", ":"))
+    body = _create_body(scenario)
     if loadgen == "wrk":
         command = [
             "wrk", "--threads", str(min(2, args.connections)), "--connections", str(args.connections),
@@ -599,6 +655,11 @@ def _load(args, loadgen: str, url: str, scenario: Scenario, auth: str, seconds: 
     data = json.loads(line.removeprefix("BENCH_RESULT "))
     errors = sum(data[key] for key in ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
     return Result(data["requests"], data["duration_us"], data["p50_us"], data["p99_us"], errors, data)
+
+
+def _create_body(scenario: Scenario) -> str:
+    """The createReceiptFromPOS body of ``scenario``, with TOKEN where each request's token goes."""
+    return json.dumps({**CREATE_BODY, "merchant_string_id": scenario.merchant}, separators=(",", ":"))
 
 
 def _git(*command: str) -> str:

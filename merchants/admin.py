@@ -90,8 +90,13 @@ class MerchantAdmin(MerchantScopedAdmin):
         keys = reverse("admin:merchants_apikey_changelist") + f"?merchant={merchant.pk}"
         receipts = reverse("admin:receipts_receipt_changelist") + f"?merchant={merchant.pk}"
         usage = reverse("admin:merchants_merchant_usage", args=[merchant.pk])
+        webhooks = reverse("admin:webhooks_endpoint_changelist") + f"?merchant={merchant.pk}"
         return format_html(
-            '<a href="{}">Keys</a> · <a href="{}">Receipts</a> · <a href="{}">Usage</a>', keys, receipts, usage
+            '<a href="{}">Keys</a> · <a href="{}">Receipts</a> · <a href="{}">Usage</a> · <a href="{}">Webhooks</a>',
+            keys,
+            receipts,
+            usage,
+            webhooks,
         )
 
     @admin.action(description="Suspend the selected merchants (their keys stop working)")

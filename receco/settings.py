@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "merchants",
     "receipts",
     "agentapi",
+    "webhooks",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -347,6 +348,14 @@ RECECO_DELIVERY_DESTINATION_DAILY_LIMIT = envint("RECECO_DELIVERY_DESTINATION_DA
 RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY = envint(
     "RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY", 3, minimum=1
 )
+
+# --- Webhooks (webhooks; docs/webhooks.md) ------------------------------------------------
+
+# An endpoint's URL is https; http://localhost only when DEBUG or this allows it.
+RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = envbool("RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST", False)
+# Webhooks never go to private, loopback or link-local addresses unless this allows it
+# (on-premise installations whose receivers are on the same network).
+RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = envbool("RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", False)
 
 # --- Logging -------------------------------------------------------------------------
 

@@ -19,6 +19,9 @@ from receipts.deliveries import schedule_deliveries
 from receipts.delivery_limits import Planned
 from receipts.models import Receipt, SetAside
 from receipts.validation import sale_fingerprint
+from webhooks.listeners import listeners
+from webhooks.models import EventType
+from webhooks.outbox import emit
 
 logger = logging.getLogger(__name__)
 
@@ -64,20 +67,23 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
     fields = _receipt_fields(merchant, sale, livemode=livemode, keyed=keyed)
     fields["fingerprint"] = fingerprint
     # A lone INSERT outside a transaction is atomic by itself: no BEGIN/COMMIT round
-    # trips. A new merchant and deliveries to schedule go in one transaction with it;
-    # inside a transaction already, a savepoint keeps a unique violation from breaking it.
+    # trips. A new merchant, deliveries to schedule and webhook events to record go in one
+    # transaction with it; inside a transaction already, a savepoint keeps a unique
+    # violation from breaking it.
     contact = fields["customer_email"] or fields["customer_phone"]
+    events = bool(listeners(merchant))  # known without a query (webhooks.listeners)
     in_transaction = transaction.get_connection().in_atomic_block
-    insert = transaction.atomic if contact or in_transaction or merchant.pk is None else nullcontext
+    insert = transaction.atomic if contact or events or in_transaction or merchant.pk is None else nullcontext
     for _ in range(_MAX_CODE_ATTEMPTS):
         try:
             with insert():
                 owner = merchant if merchant.pk is not None else _save_test_merchant(merchant)
                 receipt = create(Receipt, token=token, short_code=short_code, merchant=owner, **fields)
-                if not contact:
-                    return Created(receipt, True)
-                # A contact given with the sale asks for the receipt, like updateReceiptContact.
-                planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)
+                planned = []
+                if contact:  # a contact given with the sale asks for the receipt, like updateReceiptContact
+                    planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)
+                if events:
+                    emit(EventType.RECEIPT_CREATED, receipt, owner)
                 return Created(receipt, True, planned)
         except IntegrityError:
             holder = Receipt.objects.filter(token=token).first()

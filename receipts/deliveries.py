@@ -22,6 +22,8 @@ from receipts import delivery_limits
 from receipts.contacts import mask_destination
 from receipts.models import Delivery, Receipt
 from receipts.tasks import enqueue
+from webhooks.models import EventType
+from webhooks.outbox import emit
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,7 @@ def attach_contact(
             setattr(receipt, field, value)
         receipt.save(update_fields=[*changes, "updated_at"])
         _record(receipt, planned, keyed=keyed)
+        emit(EventType.RECEIPT_CONTACT_UPDATED, receipt)
     return planned
 
 

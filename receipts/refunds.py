@@ -24,6 +24,8 @@ from receipts.deliveries import schedule_deliveries
 from receipts.models import Receipt, Void
 from receipts.representation import iso_utc
 from receipts.validation import MAX_AMOUNT, MAX_ITEMS, StrictCharField, StrictIntegerField, errors_message
+from webhooks.models import EventType
+from webhooks.outbox import emit
 
 PARTIALLY_REFUNDED = "partially_refunded"
 REFUNDED = "refunded"
@@ -124,6 +126,7 @@ def refund(sale: Receipt, request: dict, *, keyed: bool) -> Created:
         planned = []
         if locked.customer_email or locked.customer_phone:  # the customer of the sale gets the refund too
             planned = schedule_deliveries(refund_receipt, locked.customer_email, locked.customer_phone, keyed=keyed)
+        emit(EventType.RECEIPT_REFUNDED, locked)
     sale.status, sale.details = locked.status, locked.details
     return Created(refund_receipt, True, planned)
 
@@ -247,5 +250,6 @@ def void(sale: Receipt, reason: str | None, *, keyed: bool) -> Void:
         locked.status = VOIDED
         locked.save(update_fields=["status", "updated_at"])
         voided = Void.objects.create(receipt=locked, reason=reason or "", keyed=keyed)
+        emit(EventType.RECEIPT_VOIDED, locked)
     sale.status = VOIDED
     return voided

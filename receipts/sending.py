@@ -16,11 +16,14 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.core.mail import get_connection
+from django.db import transaction
 from django.utils import timezone
 
 from receipts import sms
 from receipts.messages import compose_email, compose_sms
 from receipts.models import Delivery
+from webhooks.models import EventType
+from webhooks.outbox import emit
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +84,9 @@ def _record_failure(delivery: Delivery, error: str, *, permanent: bool) -> Attem
     if permanent or delivery.attempts >= settings.RECECO_DELIVERY_MAX_ATTEMPTS:
         delivery.status = Delivery.Status.FAILED
         delivery.next_attempt_at = None
-        delivery.save()
+        with transaction.atomic():
+            delivery.save()
+            emit(EventType.DELIVERY_FAILED, delivery.receipt)
         logger.warning("delivery %s (%s) failed for good: %s", delivery.pk, delivery.masked_destination, error)
         return Attempt(delivery.status)
     delivery.status = Delivery.Status.RETRYING

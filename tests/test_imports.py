@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "receipts", "merchants", "agentapi"]),
+    "service": (ROOT, ["receco", "receipts", "merchants", "agentapi", "webhooks"]),
 }
 
 

@@ -1,0 +1,80 @@
+"""The HTTP client: one POST to the endpoint's own URL, no redirects followed, no private addresses."""
+
+import ipaddress
+import socket
+
+import pytest
+
+from webhooks import client
+from webhooks.addresses import AddressRefused, is_public, resolve
+
+
+def test_a_redirect_is_an_answer_not_followed(receiver):
+    receiver.status = 302
+    receiver.location = receiver.url + "/elsewhere"
+    answer = client.post(receiver.url, b"{}", {}, timeout=5)
+    assert answer.status == 302
+    assert [request["path"] for request in receiver.requests] == ["/hooks"]
+
+
+def test_it_sends_the_body_and_headers_and_nothing_else(receiver):
+    client.post(receiver.url + "?source=receco", b'{"a":1}', {"Receco-Event-Id": "evt_1"}, timeout=5)
+    (request,) = receiver.requests
+    assert request["path"] == "/hooks?source=receco"
+    assert request["body"] == b'{"a":1}'
+    assert set(request["headers"]) == {"Host", "User-Agent", "Content-Type", "Content-Length", "Receco-Event-Id"}
+    assert request["headers"]["Host"] == receiver.url.split("/")[2]
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",  # noqa: S104
+     "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"],
+)  # fmt: skip
+def test_private_loopback_and_link_local_addresses_are_not_public(address):
+    assert not is_public(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize("address", ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8"])
+def test_public_addresses_are(address):
+    assert is_public(ipaddress.ip_address(address))
+
+
+def test_a_name_that_resolves_to_a_private_address_is_refused(settings):
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    with pytest.raises(AddressRefused, match=r"^localhost resolves to a private address \(.*127\.0\.0\.1"):
+        resolve("localhost", 80)
+
+
+def test_the_request_is_not_made_to_a_refused_address(settings, receiver):
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    with pytest.raises(client.SendError, match="resolves to a private address"):
+        client.post(receiver.url, b"{}", {}, timeout=5)
+    assert receiver.requests == []
+
+
+def test_it_connects_to_the_address_it_checked(settings, receiver, monkeypatch):
+    """A name that resolves to a public address when checked and a private one after (DNS
+    rebinding) reaches only the address checked: the name is resolved once."""
+    port = int(receiver.url.split(":")[2].split("/")[0])
+    answers = iter([[(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]])
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: next(answers))
+    client.post(f"http://rebinding.example:{port}/hooks", b"{}", {}, timeout=5)  # a second look-up would raise
+    assert len(receiver.requests) == 1
+
+
+def test_private_addresses_may_be_allowed_by_the_setting(receiver):
+    assert resolve("127.0.0.1", 80) == [(socket.AF_INET, "127.0.0.1")]
+    assert client.post(receiver.url, b"{}", {}, timeout=5).status == 200
+
+
+def test_a_silent_server_times_out():
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        with pytest.raises(client.SendError, match=r"^no answer within 0\.3 s$") as failure:
+            client.post(f"http://127.0.0.1:{silent.getsockname()[1]}/", b"{}", {}, timeout=0.3)
+        assert failure.value.duration_ms >= 300
+    finally:
+        silent.close()

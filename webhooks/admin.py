@@ -1,0 +1,271 @@
+"""Webhooks in the merchant dashboard: endpoints (added, edited, their secret rolled by
+owners), deliveries (resent by owners) and every attempt, scoped to the user's merchants
+like API keys (merchants.scoping). A signing secret is shown once: in the response that
+made it."""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from merchants.models import Merchant
+from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
+from webhooks.addresses import validate_url
+from webhooks.endpoints import roll_secret, validate_event_types
+from webhooks.models import Attempt, Delivery, Endpoint, EventType
+from webhooks.outbox import resend
+from webhooks.signing import new_secret
+
+GRACE_CHOICES = [
+    ("0", "None: the old secret stops now"),
+    ("3600", "1 hour"),
+    ("86400", "24 hours"),
+    ("604800", "7 days"),
+]
+
+
+class EndpointForm(forms.ModelForm):
+    url = forms.URLField(label="URL", max_length=2000, assume_scheme="https")
+    event_types = forms.MultipleChoiceField(
+        choices=EventType.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="None ticked: every event type, including types added later.",
+    )
+
+    class Meta:
+        model = Endpoint
+        fields = ["merchant", "url", "description", "event_types", "enabled"]
+
+    def clean_url(self):
+        url = self.cleaned_data["url"]
+        validate_url(url)
+        return url
+
+    def clean_event_types(self):
+        try:
+            return validate_event_types(self.cleaned_data["event_types"])
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+
+class RollForm(forms.Form):
+    grace = forms.ChoiceField(
+        choices=GRACE_CHOICES,
+        initial="86400",
+        label="The old secret keeps signing for",
+        help_text="Both secrets sign every request meanwhile (one v1= each): receivers switch without a gap.",
+    )
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(MerchantScopedAdmin):
+    owners_may_add = True
+    owners_may_change = True
+    form = EndpointForm
+    list_display = ["url", "merchant", "description", "events_label", "enabled", "created_at"]
+    list_filter = ["enabled"]
+    list_select_related = ["merchant"]
+    search_fields = ["url", "description"]
+    readonly_fields = ["disabled_reason", "secret_label", "created_at", "updated_at", "deliveries_link"]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["merchant", "url", "description", "event_types", "enabled"]
+        return ["url", "description", "event_types", "enabled", *self.readonly_fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "merchant":
+            ids = merchant_ids(request, owner=True)
+            kwargs["queryset"] = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+            if ids is not None and len(ids) == 1:
+                kwargs["initial"] = ids[0]
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser or self._owner_may(request, obj)
+
+    @admin.display(description="events")
+    def events_label(self, endpoint):
+        return ", ".join(endpoint.event_types) or "all"
+
+    @admin.display(description="signing secret")
+    def secret_label(self, endpoint):
+        note = "shown once when made or rolled"
+        if len(endpoint.signing_secrets()) > 1:
+            note += f"; the previous one signs too until {endpoint.previous_secret_expires_at:%Y-%m-%d %H:%M} UTC"
+        url = reverse("admin:webhooks_endpoint_roll", args=[endpoint.pk])
+        return format_html('whsec_… ({}) · <a href="{}">Roll secret</a>', note, url)
+
+    @admin.display(description="deliveries")
+    def deliveries_link(self, endpoint):
+        url = reverse("admin:webhooks_delivery_changelist") + f"?endpoint__id__exact={endpoint.pk}"
+        return format_html('<a href="{}">Deliveries to this endpoint</a>', url)
+
+    def save_model(self, request, obj, form, change):
+        if not allowed(merchant_ids(request, owner=True), obj.merchant_id):
+            raise PermissionDenied
+        if not change:
+            obj.secret = new_secret()
+        elif "enabled" in form.changed_data and obj.enabled:
+            obj.disabled_reason = ""
+            obj.failing_since = None
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return self._show_secret(request, obj, obj.secret, "Webhook endpoint added")
+
+    def _show_secret(self, request, endpoint, secret, title):
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            "endpoint": endpoint,
+            "secret": secret,
+        }
+        response = TemplateResponse(request, "admin/webhooks/endpoint/secret_shown.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    def get_urls(self):
+        roll = self.admin_site.admin_view(self.roll_view)
+        return [path("<int:object_id>/roll/", roll, name="webhooks_endpoint_roll"), *super().get_urls()]
+
+    def roll_view(self, request, object_id):
+        endpoint = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
+        if not self.has_change_permission(request, endpoint):
+            raise PermissionDenied
+        form = RollForm(request.POST or None)
+        if request.method != "POST" or not form.is_valid():
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "original": endpoint,
+                "title": f"Roll the secret of {endpoint}?",
+                "form": form,
+            }
+            return TemplateResponse(request, "admin/webhooks/endpoint/roll.html", context)
+        grace = timedelta(seconds=int(form.cleaned_data["grace"]))
+        secret = roll_secret(endpoint, grace)
+        self.log_change(request, endpoint, f"Secret rolled; the old one signs for {grace}")
+        return self._show_secret(request, endpoint, secret, "Signing secret rolled")
+
+
+class AttemptInline(admin.TabularInline):
+    model = Attempt
+    fields = ["created_at", "succeeded", "status_code", "duration_ms", "error", "next_attempt_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_view_permission(self, request, obj=None):
+        return True  # shown on a delivery's page, which DeliveryAdmin scopes
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class _EndpointFilter(admin.SimpleListFilter):
+    """The user's own endpoints only."""
+
+    title = "endpoint"
+    parameter_name = "endpoint__id__exact"
+
+    def lookups(self, request, model_admin):
+        ids = merchant_ids(request)
+        endpoints = Endpoint.objects.all() if ids is None else Endpoint.objects.filter(merchant_id__in=ids)
+        return [(str(endpoint.pk), endpoint.url) for endpoint in endpoints[:100]]
+
+    def queryset(self, request, queryset):
+        if self.value() and self.value().isdigit():
+            return queryset.filter(endpoint_id=int(self.value()))
+        return queryset
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(MerchantScopedAdmin):
+    merchant_path = "endpoint__merchant"
+    list_display = ["event_type", "event_id", "endpoint", "status", "attempts", "last_status_code"]
+    list_display += ["next_attempt_at", "created_at"]
+    list_filter = ["status", "event__type", _EndpointFilter]
+    list_select_related = ["event", "endpoint"]
+    search_fields = ["=event__public_id"]
+    fields = ["event_id", "event_type", "endpoint", "status", "attempts", "last_status_code", "next_attempt_at"]
+    fields += ["created_at", "body"]
+    readonly_fields = fields
+    inlines = [AttemptInline]
+    actions = ["resend_deliveries"]
+
+    def merchant_id_of(self, obj):
+        return obj.endpoint.merchant_id
+
+    def has_add_permission(self, request):
+        return False  # made by events only
+
+    def has_change_permission(self, request, obj=None):
+        return False  # a record; resending makes a new one
+
+    @admin.display(description="event", ordering="event__public_id")
+    def event_id(self, delivery):
+        return delivery.event.public_id
+
+    @admin.display(description="type", ordering="event__type")
+    def event_type(self, delivery):
+        return delivery.event.type
+
+    @admin.display(description="body as sent")
+    def body(self, delivery):
+        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", delivery.event.body)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if merchant_ids(request, owner=True) == []:
+            actions.pop("resend_deliveries", None)
+        return actions
+
+    @admin.action(description="Send the selected deliveries' events again")
+    def resend_deliveries(self, request, queryset):
+        owned = merchant_ids(request, owner=True)
+        count = 0
+        for delivery in queryset.select_related("endpoint"):
+            if not allowed(owned, delivery.endpoint.merchant_id):
+                raise PermissionDenied
+            resend(delivery)
+            count += 1
+        self.message_user(request, f"Queued {count} event(s) again, each as a new delivery.", messages.SUCCESS)
+
+
+@admin.register(Attempt)
+class AttemptAdmin(MerchantScopedAdmin):
+    merchant_path = "delivery__endpoint__merchant"
+    list_display = ["created_at", "delivery_link", "succeeded", "status_code", "duration_ms", "next_attempt_at"]
+    list_display += ["error"]
+    list_filter = ["succeeded"]
+    list_select_related = ["delivery__event", "delivery__endpoint"]
+    fields = ["delivery_link", "created_at", "succeeded", "status_code", "duration_ms", "error", "next_attempt_at"]
+    readonly_fields = fields
+
+    def merchant_id_of(self, obj):
+        return obj.delivery.endpoint.merchant_id
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="delivery")
+    def delivery_link(self, attempt):
+        url = reverse("admin:webhooks_delivery_change", args=[attempt.delivery_id])
+        return format_html('<a href="{}">{}</a>', url, attempt.delivery)
