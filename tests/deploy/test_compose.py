@@ -98,6 +98,10 @@ def test_the_services_are_web_worker_scheduler_migrations_postgresql_and_redis(c
     assert compose["services"]["worker"]["command"] == ["python", "manage.py", "db_worker"]
     assert compose["services"]["migrate"]["command"] == ["python", "manage.py", "migrate", "--no-input"]
     assert compose["services"]["migrate"]["restart"] == "no"
+    assert compose["services"]["scheduler"]["command"][-1] == (
+        "while true; do python manage.py flushusage; python manage.py senddeliveries;"
+        " python manage.py sendwebhooks; sleep 300; done"
+    )
 
 
 @pytest.mark.parametrize("name", ["postgres", "redis", "web"], ids=["database", "cache", "web"])
