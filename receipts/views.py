@@ -26,8 +26,10 @@ from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
 
-# How often the page of a receipt that has not arrived yet looks again.
+# How often, and how many times, the page of a receipt that has not arrived yet looks
+# again (static/receipts/recheck.js): every 30 seconds for 10 minutes.
 PENDING_RETRY_SECONDS = 30
+PENDING_RETRY_TRIES = 20
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 
@@ -80,7 +82,11 @@ def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
         except (InvalidInput, NotFound) as error:
             # A well-formed reference may name a sale the shop's agent has not uploaded
             # yet (it prints the QR code while offline): the page looks again by itself.
-            context = {"pending": isinstance(error, NotFound), "retry_seconds": PENDING_RETRY_SECONDS}
+            context = {
+                "pending": isinstance(error, NotFound),
+                "retry_seconds": PENDING_RETRY_SECONDS,
+                "retry_tries": PENDING_RETRY_TRIES,
+            }
             return render(request, "receipts/not_found.html", context, status=404)
         if reference != receipt.token and request.method in ("GET", "HEAD"):
             match = request.resolver_match
