@@ -24,6 +24,7 @@ from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, sav
 from merchants.models import ApiKey, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
+from merchants.zones import dashboard_time
 
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
@@ -167,21 +168,33 @@ class RotationDueFilter(admin.SimpleListFilter):
 
 
 class ApiKeyCreationForm(forms.ModelForm):
+    type = forms.ChoiceField(
+        label="Test or live?",
+        widget=forms.RadioSelect,
+        choices=[
+            (ApiKey.Type.TEST, "Test: for setting up and trying a till; its receipts are never sent to customers."),
+            (ApiKey.Type.LIVE, "Live: for real sales; customers get the receipts it makes."),
+        ],
+        initial=ApiKey.Type.TEST,
+    )
+
     class Meta:
         model = ApiKey
         fields = ["merchant", "type", "name"]
+        labels = {"merchant": "Shop"}
+        help_texts = {"name": "Where it is used, e.g. “Till 1” or “Online shop”: it names the key in these pages."}
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(MerchantScopedAdmin):
     owners_may_add = True
     owners_may_change = True
-    list_display = ["label", "merchant", "type", "prefix", "created_at", "last_used_at", "expires_at", "state_label"]
+    list_display = ["label", "merchant", "type", "state_label", "last_used", "expires"]
     list_filter = ["type", StateFilter, RotationDueFilter]
     list_select_related = ["merchant"]
     search_fields = ["name"]
-    readonly_fields = ["merchant", "type", "prefix", "state_label", "created_at", "last_used_at", "expires_at"]
-    readonly_fields += ["revoked_at", "rotated_to_link"]
+    readonly_fields = ["merchant", "type", "prefix", "state_label", "created", "last_used", "expires", "revoked"]
+    readonly_fields += ["rotated_to_link"]
     fields = ["name", *readonly_fields]
 
     def get_list_display(self, request):
@@ -192,7 +205,31 @@ class ApiKeyAdmin(MerchantScopedAdmin):
 
     @admin.display(description="name", ordering="name")
     def label(self, api_key):
-        return api_key.name or f"{api_key.get_type_display()} key"
+        name = api_key.name or f"{api_key.get_type_display()} key"
+        return format_html('{}<br><code class="key-prefix">{}…</code>', name, api_key.prefix)
+
+    @admin.display(description="last used", ordering="last_used_at")
+    def last_used(self, api_key):
+        return dashboard_time(api_key.last_used_at, api_key.merchant.time_zone) if api_key.last_used_at else "Never"
+
+    @admin.display(description="expires", ordering="expires_at")
+    def expires(self, api_key):
+        return dashboard_time(api_key.expires_at, api_key.merchant.time_zone) if api_key.expires_at else "Never"
+
+    @admin.display(description="created")
+    def created(self, api_key):
+        return dashboard_time(api_key.created_at, api_key.merchant.time_zone)
+
+    @admin.display(description="revoked")
+    def revoked(self, api_key):
+        return dashboard_time(api_key.revoked_at, api_key.merchant.time_zone)
+
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {"title": "API keys", **(extra_context or {})})
+
+    def add_view(self, request, form_url="", extra_context=None):
+        context = {"title": "Create a key", "show_save_and_add_another": False, "show_save_and_continue": False}
+        return super().add_view(request, form_url, {**context, **(extra_context or {})})
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
@@ -226,7 +263,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         state = ApiKey.State(api_key.state())
         label = state.label
         if state == ApiKey.State.EXPIRING:
-            label = f"Expiring {timezone.localtime(api_key.expires_at):%Y-%m-%d %H:%M}"
+            label = f"Expiring {dashboard_time(api_key.expires_at, api_key.merchant.time_zone)}"
         if api_key.rotation_due():
             return format_html('{} <strong style="color:#b45309">· rotation due</strong>', label)
         return label
@@ -258,6 +295,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
             "api_key": api_key,
             "key": key,
             "replaced": replaced,
+            "replaced_until": replaced and dashboard_time(replaced.expires_at, replaced.merchant.time_zone),
         }
         response = TemplateResponse(request, "admin/merchants/apikey/key_shown.html", context)
         response["Cache-Control"] = "no-store"

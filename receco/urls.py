@@ -1,7 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from receipts.views import home
+
 urlpatterns = [
+    path("", home, name="home"),
     path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
     # The customer web app (issue 4): scan page, receipt pages, QR images.

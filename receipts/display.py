@@ -3,16 +3,14 @@ amounts formatted, dates in the merchant's time zone, the merchant's legal ident
 the breakdown of the total, refunds, values in words, colours safe to put into CSS."""
 
 import re
-import zoneinfo
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.urls import reverse
-from django.utils import dateformat
 
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
+from merchants.zones import local_time
 from receipts.models import Receipt
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -94,16 +92,6 @@ def lines(receipt: Receipt) -> list[Line]:
         )
         for item in receipt.items
     ]
-
-
-def local_time(moment: datetime, zone: str, format_string: str) -> str:
-    """``moment`` formatted (Django's date format) as it reads in the time zone ``zone``;
-    in UTC when that zone cannot show it (a stored date at the calendar's very edge)."""
-    try:
-        local = moment.astimezone(zoneinfo.ZoneInfo(zone))
-    except OverflowError:
-        local = moment.astimezone(UTC)
-    return dateformat.format(local, format_string)
 
 
 # Values POS systems send in code form, as customers read them.

@@ -1,5 +1,5 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
-and QR images of receipt links. Mounted under /app/."""
+and QR images of receipt links, mounted under /app/; and the site's front page, /."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -32,6 +32,13 @@ PENDING_RETRY_SECONDS = 30
 PENDING_RETRY_TRIES = 20
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+@csp
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """The site's front page (/): customers to the scanner, shop owners to the dashboard."""
+    return render(request, "receipts/home.html")
 
 
 @require_safe

@@ -1,0 +1,24 @@
+"""Dates as a merchant reads them: in the merchant's time zone, named."""
+
+import zoneinfo
+from datetime import UTC, datetime
+
+from django.utils import dateformat
+
+# How the dashboard writes a moment: 25 Nov 2026, 14:03 WAT.
+DASHBOARD_FORMAT = "j M Y, H:i T"
+
+
+def local_time(moment: datetime, zone: str, format_string: str) -> str:
+    """``moment`` formatted (Django's date format) as it reads in the time zone ``zone``;
+    in UTC when that zone cannot show it (a stored date at the calendar's very edge)."""
+    try:
+        local = moment.astimezone(zoneinfo.ZoneInfo(zone))
+    except OverflowError:
+        local = moment.astimezone(UTC)
+    return dateformat.format(local, format_string)
+
+
+def dashboard_time(moment: datetime | None, zone: str) -> str:
+    """``moment`` as the dashboard shows it in ``zone`` (with the zone's abbreviation); "—" for None."""
+    return "—" if moment is None else local_time(moment, zone, DASHBOARD_FORMAT)
