@@ -16,7 +16,7 @@ from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
-from receipts import orf, qr
+from receipts import orf, qr, sent_here
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.deliveries import DeliveryLimited, attach_contact
@@ -24,7 +24,7 @@ from receipts.delivery_limits import Planned
 from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
-from receipts.models import Receipt
+from receipts.models import Delivery, Receipt
 
 # How often, and how many times, the page of a receipt that has not arrived yet looks
 # again (static/receipts/recheck.js): every 30 seconds for 10 minutes.
@@ -146,7 +146,10 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
         messages.info(request, f"Test receipt: nothing is delivered to {destinations}; the request is recorded.")
     else:
         messages.success(request, f"Your receipt is on its way to {destinations}.")
-    return redirect(f"{receipt.get_absolute_url()}#sent")
+    response = redirect(f"{receipt.get_absolute_url()}#sent")
+    wanted = [(Delivery.Channel.EMAIL, email), (Delivery.Channel.SMS, phone)]
+    sent_here.remember(request, response, receipt, [(channel, to) for channel, to in wanted if to])
+    return response
 
 
 @require_safe
@@ -184,7 +187,7 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
     context.update(
         form=form,
         qr_svg=qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
-        deliveries=receipt.deliveries.all()[:5],
+        deliveries=sent_here.sent_from_here(request, receipt),
         scan_url=f"{settings.RECECO_WEB_URL.split('://', 1)[1]}/app/scan",
         phone_example=phone_example(),
     )
