@@ -24,7 +24,7 @@ from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, sav
 from merchants.models import ApiKey, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
-from merchants.zones import dashboard_time
+from merchants.zones import dashboard_time, today_zone
 
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
@@ -127,9 +127,14 @@ class MerchantAdmin(MerchantScopedAdmin):
             "calls_chart": charts.stacked_bars(
                 report.days, list(zip(labels, [s.counts for s in report.keys], strict=True))
             ),
-            "receipts_chart": charts.stacked_bars(report.days, [("Receipts", report.receipts)]),
-            "rows": list(zip(report.days, report.calls, report.receipts, strict=True))[::-1],
-            "key_rows": list(zip(labels, report.keys, strict=True)),
+            "receipts_chart": charts.stacked_bars(report.receipt_days, [("Receipts", report.receipts)]),
+            "call_rows": list(zip(report.days, report.calls, strict=True))[::-1],
+            "receipt_rows": list(zip(report.receipt_days, report.receipts, strict=True))[::-1],
+            "zone": today_zone(merchant),
+            "key_rows": [
+                (label, series, dashboard_time(series.api_key.last_used_at, merchant.time_zone))
+                for label, series in zip(labels, report.keys, strict=True)
+            ],
         }
         return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
 

@@ -22,3 +22,12 @@ def local_time(moment: datetime, zone: str, format_string: str) -> str:
 def dashboard_time(moment: datetime | None, zone: str) -> str:
     """``moment`` as the dashboard shows it in ``zone`` (with the zone's abbreviation); "—" for None."""
     return "—" if moment is None else local_time(moment, zone, DASHBOARD_FORMAT)
+
+
+def today_zone(merchant) -> str:
+    """The merchant's time zone as it is named now: "Africa/Lagos (WAT)"."""
+    zone = zoneinfo.ZoneInfo(merchant.time_zone)
+    abbreviation = datetime.now(zone).tzname()
+    return (
+        merchant.time_zone if abbreviation in (None, merchant.time_zone) else f"{merchant.time_zone} ({abbreviation})"
+    )

@@ -76,3 +76,35 @@ def test_the_key_list_needs_no_sideways_scrolling(browser, live_server, owner, m
             page.screenshot(path=artifacts / "dashboard-keys-stacked-360x740.png", full_page=True)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, {"width": 1280, "height": 800}], ids=["360x740", "1280x800"])
+def test_the_usage_charts_are_readable_and_have_their_numbers_as_text(
+    browser, live_server, owner, merchant, receipt_factory, size, artifacts
+):
+    from django.utils import timezone
+
+    receipt_factory(transaction_date=timezone.now().isoformat())
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/admin/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill("not-used-in-tests")
+        page.get_by_role("button", name="Log in").click()
+        page.goto(f"{live_server.url}/admin/merchants/merchant/{merchant.pk}/usage/")
+        smallest = page.evaluate(
+            """() => Math.min(...[...document.querySelectorAll("svg.bar-chart text")].map(text => {
+                const svg = text.ownerSVGElement;
+                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                return parseFloat(getComputedStyle(text).fontSize) * scale;
+            }))"""
+        )
+        assert smallest >= 11
+        page.get_by_text("Receipts per day as a table").click()
+        table = page.get_by_role("table", name="Receipts per day of sale (Africa/Lagos (WAT)), newest first")
+        expect(table.get_by_role("row").nth(1)).to_contain_text("1")
+        if size is PHONE:
+            page.screenshot(path=artifacts / "dashboard-usage-table-360x740.png", full_page=True)
+    finally:
+        context.close()
