@@ -65,6 +65,19 @@ class SetAsideFilter(admin.SimpleListFilter):
         return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
 
 
+class ModeFilter(admin.SimpleListFilter):
+    title = "test or live"
+    parameter_name = "mode"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live: real sales"), ("test", "Test: made with a test key or by a test merchant")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("live", "test"):
+            return queryset.filter(livemode=self.value() == "live")
+        return queryset
+
+
 class TypeFilter(admin.SimpleListFilter):
     title = "type"
     parameter_name = "type"
@@ -89,7 +102,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
         "received",
     ]  # fmt: skip
-    list_filter = ["livemode", TypeFilter, "status", "transaction_date", SetAsideFilter]
+    list_filter = [ModeFilter, TypeFilter, "status", "transaction_date", SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
@@ -218,7 +231,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
     def amount(self, receipt):
         return format_amount(receipt.total_amount, receipt.currency)
 
-    @admin.display(description="mode", ordering="livemode")
+    @admin.display(description="test or live", ordering="livemode")
     def mode(self, receipt):
         return "Live" if receipt.livemode else "Test"
 

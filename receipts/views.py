@@ -188,7 +188,7 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
         form=form,
         qr_svg=qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
         deliveries=sent_here.sent_from_here(request, receipt),
-        scan_url=f"{settings.RECECO_WEB_URL.split('://', 1)[1]}/app/scan",
+        scan_host=settings.RECECO_WEB_URL.split("://", 1)[1],
         phone_example=phone_example(),
     )
     response = render(request, "receipts/receipt.html", context, status=status)

@@ -186,6 +186,9 @@ def test_the_page_fits_a_phone_and_is_keyboard_friendly(phone, live_server, rece
     page = phone.page
     page.goto(receipt.public_url)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # The scan address breaks before "/app/scan", never inside it.
+    expect(page.locator(".scan-link")).to_have_text(f"{live_server.url.split('://')[1]}/app/scan")
+    assert page.locator(".scan-path").evaluate("el => el.getClientRects().length") == 1
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
     page.get_by_label("Email address").focus()

@@ -87,7 +87,7 @@ def test_it_filters_by_livemode(client, owner, ours, receipt_factory):
     test_receipt = receipt_factory(token="rcpt_testmode_dddddd", short_code="TEST01")
     Receipt.objects.filter(pk=test_receipt.pk).update(livemode=False)
     client.force_login(owner)
-    content = client.get(LIST, {"livemode__exact": "0"}).content.decode()
+    content = client.get(LIST, {"mode": "test"}).content.decode()
     assert "TEST01" in content
     assert ours.short_code not in content
 
