@@ -39,7 +39,7 @@ class MerchantAdmin(MerchantScopedAdmin):
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created_at", "dashboard_links"]
+    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
@@ -68,7 +68,7 @@ class MerchantAdmin(MerchantScopedAdmin):
         ),
         ("At the foot of every receipt", {"fields": ["return_policy", "receipt_footer"]}),
         ("API", {"fields": ["require_api_key"]}),
-        ("Record", {"fields": ["created_at", "updated_at"]}),
+        ("Record", {"fields": ["created", "updated"]}),
     ]
 
     def merchant_id_of(self, obj):
@@ -79,8 +79,17 @@ class MerchantAdmin(MerchantScopedAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         if request.user.is_superuser:
-            return ["created_at", "updated_at"]
-        return [field.name for field in Merchant._meta.fields if field.name not in ("id", *self.owner_fields)]
+            return ["created", "updated"]
+        fields = [field.name for field in Merchant._meta.fields if field.name not in ("id", *self.owner_fields)]
+        return [*fields, "created", "updated"]
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, merchant):
+        return dashboard_time(merchant.created_at, merchant.time_zone)
+
+    @admin.display(description="updated")
+    def updated(self, merchant):
+        return dashboard_time(merchant.updated_at, merchant.time_zone)
 
     def get_actions(self, request):
         # Suspension is the operator's decision, never a merchant's own.

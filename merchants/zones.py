@@ -11,10 +11,11 @@ DASHBOARD_FORMAT = "j M Y, H:i T"
 
 def local_time(moment: datetime, zone: str, format_string: str) -> str:
     """``moment`` formatted (Django's date format) as it reads in the time zone ``zone``;
-    in UTC when that zone cannot show it (a stored date at the calendar's very edge)."""
+    in UTC when that zone cannot show it (a stored date at the calendar's very edge) or is
+    no zone at all (a form being corrected shows the value typed)."""
     try:
         local = moment.astimezone(zoneinfo.ZoneInfo(zone))
-    except OverflowError:
+    except (OverflowError, ValueError, zoneinfo.ZoneInfoNotFoundError):
         local = moment.astimezone(UTC)
     return dateformat.format(local, format_string)
 
