@@ -36,6 +36,7 @@ GRACE_CHOICES = [
 
 @admin.register(Merchant)
 class MerchantAdmin(MerchantScopedAdmin):
+    list_title = "Shops"
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
@@ -201,6 +202,7 @@ class ApiKeyCreationForm(forms.ModelForm):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(MerchantScopedAdmin):
+    list_title = "API keys"
     owners_may_add = True
     owners_may_change = True
     list_display = ["label", "merchant", "type", "state_label", "last_used", "expires"]
@@ -237,9 +239,6 @@ class ApiKeyAdmin(MerchantScopedAdmin):
     @admin.display(description="revoked")
     def revoked(self, api_key):
         return dashboard_time(api_key.revoked_at, api_key.merchant.time_zone)
-
-    def changelist_view(self, request, extra_context=None):
-        return super().changelist_view(request, {"title": "API keys", **(extra_context or {})})
 
     def add_view(self, request, form_url="", extra_context=None):
         context = {"title": "Create a key", "show_save_and_add_another": False, "show_save_and_continue": False}

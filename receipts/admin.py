@@ -78,6 +78,23 @@ class ModeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class StatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [(status, display.words(status)) for status in ("completed", "partially_refunded", "refunded", "voided")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
+class SaleDateFilter(admin.DateFieldListFilter):
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = "sale date"
+
+
 class TypeFilter(admin.SimpleListFilter):
     title = "type"
     parameter_name = "type"
@@ -98,11 +115,12 @@ class _Echo:
 
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
+    list_title = "Receipts"
     list_display = [
         "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
         "received",
     ]  # fmt: skip
-    list_filter = [ModeFilter, TypeFilter, "status", "transaction_date", SetAsideFilter]
+    list_filter = [ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
@@ -279,6 +297,8 @@ class ReceiptAdmin(MerchantScopedAdmin):
 @admin.register(Delivery)
 class DeliveryAdmin(MerchantScopedAdmin):
     """Read-only: deliveries are made by the service. The destination is shown masked only."""
+
+    list_title = "Receipts sent to customers"
 
     merchant_path = "receipt__merchant"
     list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent"]

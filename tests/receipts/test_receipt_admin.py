@@ -231,3 +231,19 @@ def test_the_csv_has_the_shops_local_times_and_names_the_zone(client, owner, our
     record = dict(zip(rows[0], rows[1], strict=True))
     assert record["transaction_date_local"] == "2026-11-22 11:15"
     assert record["time_zone"] == "Africa/Lagos"
+
+
+def test_the_list_reads_as_the_product(client, owner, ours, receipt_factory):
+    from receipts.refunds import void
+
+    void(receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01"), "Rung up twice", keyed=True)
+    client.force_login(owner)
+    content = client.get(LIST).content.decode()
+    assert "<h1>Receipts</h1>" in content
+    assert "Select receipt" not in content
+    for words in ("By test or live", "By sale date", "Partly refunded", "Live: real sales"):
+        assert words in content, words
+    assert "By livemode" not in content
+    voided = client.get(LIST, {"status": "voided"}).content.decode()
+    assert "VOID01" in voided
+    assert ours.short_code not in voided
