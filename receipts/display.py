@@ -153,7 +153,7 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),
-        "date_short": local_time(receipt.transaction_date, zone, "D j M Y, H:i"),
+        "date_short": local_time(receipt.transaction_date, zone, "D j M Y, H:i T"),
         "date_long": local_time(receipt.transaction_date, zone, "j F Y, H:i T"),
         "iso_date": iso_utc(receipt.transaction_date),
         "itemised": receipt.keyed or receipt.is_test,

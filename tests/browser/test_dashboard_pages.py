@@ -74,6 +74,8 @@ def test_the_key_list_needs_no_sideways_scrolling(browser, live_server, owner, m
             expect(first.locator(".field-state_label")).to_be_visible()
             assert first.locator(".field-type").evaluate("el => getComputedStyle(el, '::before').content") == '"Type: "'
             page.screenshot(path=artifacts / "dashboard-keys-stacked-360x740.png", full_page=True)
+        else:
+            page.screenshot(path=artifacts / "dashboard-keys-1280x800.png")
     finally:
         context.close()
 

@@ -36,7 +36,7 @@ def test_it_shows_the_receipt(client, receipt):
 
 def test_the_date_is_shown_in_the_shops_time_zone(client, receipt):
     # 10:15 UTC is 11:15 in Lagos.
-    assert "Sun 22 Nov 2026, 11:15" in _text(_page(client, receipt))
+    assert "Sun 22 Nov 2026, 11:15 WAT" in _text(_page(client, receipt))
     assert 'datetime="2026-11-22T10:15:00.000Z"' in _page(client, receipt)
 
 
