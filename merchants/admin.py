@@ -36,7 +36,7 @@ GRACE_CHOICES = [
 
 @admin.register(Merchant)
 class MerchantAdmin(MerchantScopedAdmin):
-    list_title = "Shops"
+    list_title = "Merchants"
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}

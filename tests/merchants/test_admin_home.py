@@ -51,3 +51,17 @@ def test_sign_in_has_its_heading(client, db):
     html = client.get("/admin/login/").content.decode()
     assert "<h1>Sign in</h1>" in html
     assert "<title>Log in | Receco dashboard</title>" in html
+
+
+def test_failed_deliveries_link_to_the_list_of_them(client, owner, merchant, receipt_factory):
+    from django.utils import timezone
+
+    from receipts.models import Delivery
+
+    receipt = receipt_factory(transaction_date=timezone.now().isoformat())
+    Delivery.objects.create(receipt=receipt, channel="email", destination="a@example.com", status="failed")
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    link = f'<a href="/admin/receipts/delivery/?status__exact=failed&amp;merchant={merchant.pk}">1</a>'
+    assert link in html
+    assert client.get(f"/admin/receipts/delivery/?status__exact=failed&merchant={merchant.pk}").status_code == 200
