@@ -24,6 +24,7 @@ from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, sav
 from merchants.models import ApiKey, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
+from merchants.zones import dashboard_time, today_zone
 
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
@@ -35,10 +36,11 @@ GRACE_CHOICES = [
 
 @admin.register(Merchant)
 class MerchantAdmin(MerchantScopedAdmin):
+    list_title = "Merchants"
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created_at", "dashboard_links"]
+    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
@@ -67,7 +69,7 @@ class MerchantAdmin(MerchantScopedAdmin):
         ),
         ("At the foot of every receipt", {"fields": ["return_policy", "receipt_footer"]}),
         ("API", {"fields": ["require_api_key"]}),
-        ("Record", {"fields": ["created_at", "updated_at"]}),
+        ("Record", {"fields": ["created", "updated"]}),
     ]
 
     def merchant_id_of(self, obj):
@@ -78,8 +80,17 @@ class MerchantAdmin(MerchantScopedAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         if request.user.is_superuser:
-            return ["created_at", "updated_at"]
-        return [field.name for field in Merchant._meta.fields if field.name not in ("id", *self.owner_fields)]
+            return ["created", "updated"]
+        fields = [field.name for field in Merchant._meta.fields if field.name not in ("id", *self.owner_fields)]
+        return [*fields, "created", "updated"]
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, merchant):
+        return dashboard_time(merchant.created_at, merchant.time_zone)
+
+    @admin.display(description="updated")
+    def updated(self, merchant):
+        return dashboard_time(merchant.updated_at, merchant.time_zone)
 
     def get_actions(self, request):
         # Suspension is the operator's decision, never a merchant's own.
@@ -131,9 +142,14 @@ class MerchantAdmin(MerchantScopedAdmin):
             "calls_chart": charts.stacked_bars(
                 report.days, list(zip(labels, [s.counts for s in report.keys], strict=True))
             ),
-            "receipts_chart": charts.stacked_bars(report.days, [("Receipts", report.receipts)]),
-            "rows": list(zip(report.days, report.calls, report.receipts, strict=True))[::-1],
-            "key_rows": list(zip(labels, report.keys, strict=True)),
+            "receipts_chart": charts.stacked_bars(report.receipt_days, [("Receipts", report.receipts)]),
+            "call_rows": list(zip(report.days, report.calls, strict=True))[::-1],
+            "receipt_rows": list(zip(report.receipt_days, report.receipts, strict=True))[::-1],
+            "zone": today_zone(merchant),
+            "key_rows": [
+                (label, series, dashboard_time(series.api_key.last_used_at, merchant.time_zone))
+                for label, series in zip(labels, report.keys, strict=True)
+            ],
         }
         return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
 
@@ -172,21 +188,34 @@ class RotationDueFilter(admin.SimpleListFilter):
 
 
 class ApiKeyCreationForm(forms.ModelForm):
+    type = forms.ChoiceField(
+        label="Test or live?",
+        widget=forms.RadioSelect,
+        choices=[
+            (ApiKey.Type.TEST, "Test: for setting up and trying a till; its receipts are never sent to customers."),
+            (ApiKey.Type.LIVE, "Live: for real sales; customers get the receipts it makes."),
+        ],
+        initial=ApiKey.Type.TEST,
+    )
+
     class Meta:
         model = ApiKey
         fields = ["merchant", "type", "name"]
+        labels = {"merchant": "Shop"}
+        help_texts = {"name": "Where it is used, e.g. “Till 1” or “Online shop”: it names the key in these pages."}
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(MerchantScopedAdmin):
+    list_title = "API keys"
     owners_may_add = True
     owners_may_change = True
-    list_display = ["label", "merchant", "type", "prefix", "created_at", "last_used_at", "expires_at", "state_label"]
+    list_display = ["label", "merchant", "type", "state_label", "last_used", "expires"]
     list_filter = ["type", StateFilter, RotationDueFilter]
     list_select_related = ["merchant"]
     search_fields = ["name"]
-    readonly_fields = ["merchant", "type", "prefix", "state_label", "created_at", "last_used_at", "expires_at"]
-    readonly_fields += ["revoked_at", "rotated_to_link"]
+    readonly_fields = ["merchant", "type", "prefix", "state_label", "created", "last_used", "expires", "revoked"]
+    readonly_fields += ["rotated_to_link"]
     fields = ["name", *readonly_fields]
 
     def get_list_display(self, request):
@@ -197,7 +226,28 @@ class ApiKeyAdmin(MerchantScopedAdmin):
 
     @admin.display(description="name", ordering="name")
     def label(self, api_key):
-        return api_key.name or f"{api_key.get_type_display()} key"
+        name = api_key.name or f"{api_key.get_type_display()} key"
+        return format_html('{}<br><code class="key-prefix">{}…</code>', name, api_key.prefix)
+
+    @admin.display(description="last used", ordering="last_used_at")
+    def last_used(self, api_key):
+        return dashboard_time(api_key.last_used_at, api_key.merchant.time_zone) if api_key.last_used_at else "Never"
+
+    @admin.display(description="expires", ordering="expires_at")
+    def expires(self, api_key):
+        return dashboard_time(api_key.expires_at, api_key.merchant.time_zone) if api_key.expires_at else "Never"
+
+    @admin.display(description="created")
+    def created(self, api_key):
+        return dashboard_time(api_key.created_at, api_key.merchant.time_zone)
+
+    @admin.display(description="revoked")
+    def revoked(self, api_key):
+        return dashboard_time(api_key.revoked_at, api_key.merchant.time_zone)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        context = {"title": "Create a key", "show_save_and_add_another": False, "show_save_and_continue": False}
+        return super().add_view(request, form_url, {**context, **(extra_context or {})})
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
@@ -231,7 +281,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         state = ApiKey.State(api_key.state())
         label = state.label
         if state == ApiKey.State.EXPIRING:
-            label = f"Expiring {timezone.localtime(api_key.expires_at):%Y-%m-%d %H:%M}"
+            label = f"Expiring {dashboard_time(api_key.expires_at, api_key.merchant.time_zone)}"
         if api_key.rotation_due():
             return format_html('{} <strong style="color:#b45309">· rotation due</strong>', label)
         return label
@@ -263,6 +313,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
             "api_key": api_key,
             "key": key,
             "replaced": replaced,
+            "replaced_until": replaced and dashboard_time(replaced.expires_at, replaced.merchant.time_zone),
         }
         response = TemplateResponse(request, "admin/merchants/apikey/key_shown.html", context)
         response["Cache-Control"] = "no-store"

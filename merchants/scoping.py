@@ -70,6 +70,13 @@ class MerchantScopedAdmin(admin.ModelAdmin):
     merchant_path = "merchant"
     owners_may_add = False
     owners_may_change = False
+    # The list page's heading in a shop owner's words ("API keys"), instead of Django's
+    # "Select API key to change".
+    list_title: str | None = None
+
+    def changelist_view(self, request, extra_context=None):
+        titled = {"title": self.list_title} if self.list_title else {}
+        return super().changelist_view(request, {**titled, **(extra_context or {})})
 
     def merchant_id_of(self, obj) -> int | None:
         return getattr(obj, f"{self.merchant_path}_id")

@@ -3,14 +3,17 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from agentapi.openapi import views as openapi
+from receipts.views import home
 
 urlpatterns = [
+    # The front page: customers to the scanner, merchants to the dashboard.
+    path("", home, name="home"),
     # The API described: the OpenAPI document and the reference page made from it.
     path("api/openapi.json", openapi.openapi_json, name="openapi"),
     path("api/reference/", openapi.reference, name="api-reference"),
     path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
-    # The customer web app (issue 4): scan page, receipt pages, QR images.
+    # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
     # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
     path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),

@@ -3,7 +3,6 @@ searchable by short code, token or email, exportable as CSV."""
 
 import csv
 import json
-import zoneinfo
 
 from django.contrib import admin, messages
 from django.http import StreamingHttpResponse
@@ -12,6 +11,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from merchants.scoping import MerchantScopedAdmin
+from merchants.zones import dashboard_time, local_time
 from receipts import display
 from receipts.models import Delivery, Receipt, Void
 from receipts.money import format_amount
@@ -26,6 +26,9 @@ CSV_COLUMNS = [
     ("total_amount", lambda r: r.total_amount),
     ("currency", lambda r: r.currency),
     ("transaction_date", lambda r: iso_utc(r.transaction_date)),
+    # The same moments as the shop reads them, in its time zone (named in time_zone).
+    ("transaction_date_local", lambda r: local_time(r.transaction_date, r.merchant.time_zone, "Y-m-d H:i")),
+    ("time_zone", lambda r: r.merchant.time_zone),
     ("livemode", lambda r: "live" if r.livemode else "test"),
     ("status", lambda r: r.status),
     ("payment_method", lambda r: r.payment_method or ""),
@@ -35,6 +38,7 @@ CSV_COLUMNS = [
     ("customer_phone", lambda r: r.customer_phone or ""),
     ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
     ("created_at", lambda r: iso_utc(r.created_at)),
+    ("created_at_local", lambda r: local_time(r.created_at, r.merchant.time_zone, "Y-m-d H:i")),
 ]
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
@@ -61,6 +65,36 @@ class SetAsideFilter(admin.SimpleListFilter):
         return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
 
 
+class ModeFilter(admin.SimpleListFilter):
+    title = "test or live"
+    parameter_name = "mode"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live: real sales"), ("test", "Test: made with a test key or by a test merchant")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("live", "test"):
+            return queryset.filter(livemode=self.value() == "live")
+        return queryset
+
+
+class StatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [(status, display.words(status)) for status in ("completed", "partially_refunded", "refunded", "voided")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
+class SaleDateFilter(admin.DateFieldListFilter):
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = "sale date"
+
+
 class TypeFilter(admin.SimpleListFilter):
     title = "type"
     parameter_name = "type"
@@ -81,11 +115,12 @@ class _Echo:
 
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
+    list_title = "Receipts"
     list_display = [
-        "short_code", "merchant_name", "amount", "transaction_date", "kind", "status", "mode", "customer_email",
-        "created_at",
+        "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
+        "received",
     ]  # fmt: skip
-    list_filter = ["livemode", TypeFilter, "status", "transaction_date", SetAsideFilter]
+    list_filter = [ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
@@ -99,14 +134,14 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "merchant",
         "merchant_name",
         "amount",
-        "transaction_date",
+        "sale_date",
         "mode",
         "kind",
-        "status",
+        "status_words",
         "item_table",
         "breakdown",
         "category",
-        "payment_method",
+        "payment_method_words",
         "payment",
         "location",
         "refund_of_link",
@@ -114,11 +149,31 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "void_note",
         "customer_email",
         "customer_phone",
-        "created_at",
-        "updated_at",
+        "received",
+        "updated",
         "set_aside",
     ]
     readonly_fields = fields
+
+    @admin.display(description="sale date", ordering="transaction_date")
+    def sale_date(self, receipt):
+        return dashboard_time(receipt.transaction_date, receipt.merchant.time_zone)
+
+    @admin.display(description="received", ordering="created_at")
+    def received(self, receipt):
+        return dashboard_time(receipt.created_at, receipt.merchant.time_zone)
+
+    @admin.display(description="updated")
+    def updated(self, receipt):
+        return dashboard_time(receipt.updated_at, receipt.merchant.time_zone)
+
+    @admin.display(description="status", ordering="status")
+    def status_words(self, receipt):
+        return display.words(receipt.status)
+
+    @admin.display(description="payment method")
+    def payment_method_words(self, receipt):
+        return display.words(receipt.payment_method) or "—"
 
     @admin.display(description="type")
     def kind(self, receipt):
@@ -172,8 +227,8 @@ class ReceiptAdmin(MerchantScopedAdmin):
         void = Void.objects.filter(receipt=receipt).first()
         if void is None:
             return "—"
-        when = timezone.localtime(void.created_at, zoneinfo.ZoneInfo(receipt.merchant.time_zone))
-        return f"{when:%Y-%m-%d %H:%M %Z}" + (f": {void.reason}" if void.reason else "")
+        when = dashboard_time(void.created_at, receipt.merchant.time_zone)
+        return when + (f": {void.reason}" if void.reason else "")
 
     @admin.display(description="set aside")
     def set_aside(self, receipt):
@@ -185,16 +240,16 @@ class ReceiptAdmin(MerchantScopedAdmin):
             "<p>On {} this receipt, made without the merchant's API key, lost token {} and code {} to a sale sent "
             "with the key; it was given the token and code above, which nobody holds.</p>",
             (
-                (timezone.localtime(r.created_at).strftime("%Y-%m-%d %H:%M"), r.claimed_token, r.claimed_short_code)
+                (dashboard_time(r.created_at, receipt.merchant.time_zone), r.claimed_token, r.claimed_short_code)
                 for r in records
             ),
         )
 
     @admin.display(description="total", ordering="total_amount")
     def amount(self, receipt):
-        return f"{receipt.currency} {receipt.total_amount / 100:,.2f}"
+        return format_amount(receipt.total_amount, receipt.currency)
 
-    @admin.display(description="mode", ordering="livemode")
+    @admin.display(description="test or live", ordering="livemode")
     def mode(self, receipt):
         return "Live" if receipt.livemode else "Test"
 
@@ -243,11 +298,13 @@ class ReceiptAdmin(MerchantScopedAdmin):
 class DeliveryAdmin(MerchantScopedAdmin):
     """Read-only: deliveries are made by the service. The destination is shown masked only."""
 
+    list_title = "Receipts sent to customers"
+
     merchant_path = "receipt__merchant"
-    list_display = ["created_at", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent_at"]
+    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent"]
     list_filter = ["status", "channel", "created_at"]
     search_fields = ["=receipt__short_code", "=receipt__token"]
-    list_select_related = ["receipt"]
+    list_select_related = ["receipt__merchant"]
     show_full_result_count = False
     fields = [
         "receipt",
@@ -256,16 +313,32 @@ class DeliveryAdmin(MerchantScopedAdmin):
         "status",
         "attempts",
         "last_error",
-        "next_attempt_at",
-        "sent_at",
-        "created_at",
-        "updated_at",
+        "next_attempt",
+        "sent",
+        "created",
+        "updated",
     ]
     readonly_fields = fields
     actions = ["retry_now"]
 
     def merchant_id_of(self, delivery) -> int | None:
         return delivery.receipt.merchant_id
+
+    @admin.display(description="asked for", ordering="created_at")
+    def created(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.created_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="sent", ordering="sent_at")
+    def sent(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.sent_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="next attempt")
+    def next_attempt(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.next_attempt_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="updated")
+    def updated(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.updated_at, delivery.receipt.merchant.time_zone)
 
     @admin.display(description="receipt", ordering="receipt__short_code")
     def receipt_code(self, delivery: Delivery) -> str:

@@ -3,16 +3,14 @@ amounts formatted, dates in the merchant's time zone, the merchant's legal ident
 the breakdown of the total, refunds, values in words, colours safe to put into CSS."""
 
 import re
-import zoneinfo
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.urls import reverse
-from django.utils import dateformat
 
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
+from merchants.zones import local_time
 from receipts.models import Receipt
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -96,16 +94,6 @@ def lines(receipt: Receipt) -> list[Line]:
     ]
 
 
-def local_time(moment: datetime, zone: str, format_string: str) -> str:
-    """``moment`` formatted (Django's date format) as it reads in the time zone ``zone``;
-    in UTC when that zone cannot show it (a stored date at the calendar's very edge)."""
-    try:
-        local = moment.astimezone(zoneinfo.ZoneInfo(zone))
-    except OverflowError:
-        local = moment.astimezone(UTC)
-    return dateformat.format(local, format_string)
-
-
 # Values POS systems send in code form, as customers read them.
 WORDS = {
     "completed": "Completed",
@@ -165,7 +153,7 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),
-        "date_short": local_time(receipt.transaction_date, zone, "D j M Y, H:i"),
+        "date_short": local_time(receipt.transaction_date, zone, "D j M Y, H:i T"),
         "date_long": local_time(receipt.transaction_date, zone, "j F Y, H:i T"),
         "iso_date": iso_utc(receipt.transaction_date),
         "itemised": receipt.keyed or receipt.is_test,

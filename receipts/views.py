@@ -1,5 +1,5 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
-and QR images of receipt links. Mounted under /app/."""
+and QR images of receipt links, mounted under /app/; and the site's front page, /."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -16,7 +16,7 @@ from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
-from receipts import orf, qr
+from receipts import orf, qr, sent_here
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.deliveries import DeliveryLimited, attach_contact
@@ -24,12 +24,21 @@ from receipts.delivery_limits import Planned
 from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
-from receipts.models import Receipt
+from receipts.models import Delivery, Receipt
 
-# How often the page of a receipt that has not arrived yet looks again.
+# How often, and how many times, the page of a receipt that has not arrived yet looks
+# again (static/receipts/recheck.js): every 30 seconds for 10 minutes.
 PENDING_RETRY_SECONDS = 30
+PENDING_RETRY_TRIES = 20
 QR_CACHE_CONTROL = "public, max-age=31536000, immutable"
 _QR_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+@csp
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """The site's front page (/): customers to the scanner, shop owners to the dashboard."""
+    return render(request, "receipts/home.html")
 
 
 @require_safe
@@ -80,7 +89,11 @@ def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
         except (InvalidInput, NotFound) as error:
             # A well-formed reference may name a sale the shop's agent has not uploaded
             # yet (it prints the QR code while offline): the page looks again by itself.
-            context = {"pending": isinstance(error, NotFound), "retry_seconds": PENDING_RETRY_SECONDS}
+            context = {
+                "pending": isinstance(error, NotFound),
+                "retry_seconds": PENDING_RETRY_SECONDS,
+                "retry_tries": PENDING_RETRY_TRIES,
+            }
             return render(request, "receipts/not_found.html", context, status=404)
         if reference != receipt.token and request.method in ("GET", "HEAD"):
             match = request.resolver_match
@@ -133,7 +146,10 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
         messages.info(request, f"Test receipt: nothing is delivered to {destinations}; the request is recorded.")
     else:
         messages.success(request, f"Your receipt is on its way to {destinations}.")
-    return redirect(f"{receipt.get_absolute_url()}#sent")
+    response = redirect(f"{receipt.get_absolute_url()}#sent")
+    wanted = [(Delivery.Channel.EMAIL, email), (Delivery.Channel.SMS, phone)]
+    sent_here.remember(request, response, receipt, [(channel, to) for channel, to in wanted if to])
+    return response
 
 
 @require_safe
@@ -171,8 +187,8 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
     context.update(
         form=form,
         qr_svg=qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
-        deliveries=receipt.deliveries.all()[:5],
-        scan_url=f"{settings.RECECO_WEB_URL.split('://', 1)[1]}/app/scan",
+        deliveries=sent_here.sent_from_here(request, receipt),
+        scan_host=settings.RECECO_WEB_URL.split("://", 1)[1],
         phone_example=phone_example(),
     )
     response = render(request, "receipts/receipt.html", context, status=status)

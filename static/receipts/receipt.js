@@ -12,3 +12,4 @@ document.querySelectorAll("img.logo").forEach(function (logo) {
   if (logo.complete && logo.naturalWidth === 0) hide();
   else logo.addEventListener("error", hide);
 });
+

@@ -186,6 +186,9 @@ def test_the_page_fits_a_phone_and_is_keyboard_friendly(phone, live_server, rece
     page = phone.page
     page.goto(receipt.public_url)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # The scan address breaks before "/app/scan", never inside it.
+    expect(page.locator(".scan-link")).to_have_text(f"{live_server.url.split('://')[1]}/app/scan")
+    assert page.locator(".scan-path").evaluate("el => el.getClientRects().length") == 1
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
     page.get_by_label("Email address").focus()
@@ -276,3 +279,34 @@ def test_the_whole_receipt_at_phone_size(phone, live_server, merchant, receipt_f
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
         page.screenshot(path=artifacts / f"receipt-{name}-360x740.png", full_page=True)
     _no_complaints(phone)
+
+
+def test_a_screen_reader_user_lands_on_the_error_then_on_the_confirmation(phone, live_server, receipt, mailoutbox):
+    page = phone.page
+    page.goto(receipt.public_url)
+    page.get_by_label("Email address").fill("ada@")
+    page.get_by_role("button", name="Send my receipt").click()
+    page.wait_for_url(f"{receipt.public_url}/send")
+    field = page.get_by_label("Email address")
+    expect(field).to_be_focused()
+    expect(field).to_have_accessible_description("Enter a valid email address, like name@example.com.")
+    field.fill("ada.customer@example.com")
+    field.press("Enter")
+    page.wait_for_url(f"{receipt.public_url}#sent")
+    expect(page.get_by_role("status").first).to_be_focused()
+    expect(page.get_by_role("status").first).to_have_text("Your receipt is on its way to a*******@example.com.")
+    expect(page.get_by_role("listitem").filter(has_text="Email to a*******@example.com")).to_be_visible()
+
+
+def test_a_receipt_that_arrives_later_opens_by_itself(phone, live_server, merchant, receipt_factory, monkeypatch):
+    from receipts import views
+
+    monkeypatch.setattr(views, "PENDING_RETRY_SECONDS", 1)
+    page = phone.page
+    page.goto(f"{live_server.url}/app/receipt/rcpt_later001_aaaaaa")
+    expect(page.get_by_role("heading", level=1)).to_have_text("We can’t find that receipt yet")
+    expect(page.get_by_role("status")).to_contain_text("This page looks for it again every 1 seconds")
+    expect(page.get_by_role("link", name="Look again now")).to_be_visible()
+    receipt_factory(token="rcpt_later001_aaaaaa", short_code="LATER1")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen", timeout=10000)
+    assert page.locator('meta[http-equiv="refresh"]').count() == 0

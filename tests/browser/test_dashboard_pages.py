@@ -1,7 +1,11 @@
 """The merchant dashboard's own pages in a real headless Chromium, phone-sized."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,3 +20,93 @@ def test_a_locked_out_sign_in_says_why_and_for_how_long(phone, live_server, owne
     expect(page.get_by_role("heading", name="Too many sign-in attempts")).to_be_visible()
     expect(page.get_by_text("Wait 15 minutes before you try again")).to_be_visible()
     page.screenshot(path=artifacts / "dashboard-locked-out-360x740.png")
+
+
+def test_a_shop_owner_on_a_phone_makes_and_copies_a_key(browser, live_server, owner, merchant, artifacts):
+    context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
+        permissions=["clipboard-read", "clipboard-write"],
+    )  # fmt: skip
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/admin/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill("not-used-in-tests")
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: .* \(WAT\)$"))).to_be_visible()
+        page.get_by_role("link", name="API keys").first.click()
+        page.get_by_role("link", name="Create a key").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("Create a key")
+        page.get_by_label("Live: for real sales; customers get the receipts it makes.").check()
+        page.get_by_label("Name").fill("Till 2")
+        page.get_by_role("button", name="Save", exact=True).click()
+        key = page.get_by_label("Live key for Mama Put Kitchen").input_value()
+        assert key.startswith("poslive_")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        page.screenshot(path=artifacts / "dashboard-key-shown-first-screen-360x740.png")
+        page.get_by_role("button", name="Copy the key").click()
+        expect(page.get_by_role("status")).to_have_text("Copied.")
+        assert page.evaluate("navigator.clipboard.readText()") == key
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, {"width": 1280, "height": 800}], ids=["360x740", "1280x800"])
+def test_the_key_list_needs_no_sideways_scrolling(browser, live_server, owner, merchant, live_key, size, artifacts):
+    from merchants.keys import issue_key, rotate_key
+
+    rotate_key(issue_key(merchant, "test", "Back-office laptop with a long name").api_key)
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/admin/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill("not-used-in-tests")
+        page.get_by_role("button", name="Log in").click()
+        page.goto(f"{live_server.url}/admin/merchants/apikey/")
+        results = page.locator("#changelist .results")
+        assert results.evaluate("el => el.scrollWidth <= el.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        first = page.locator("#result_list tbody tr").first
+        for text in ["Test", "Active", "Never"]:
+            expect(first).to_contain_text(text)
+        if size is PHONE:
+            expect(first.locator(".field-state_label")).to_be_visible()
+            assert first.locator(".field-type").evaluate("el => getComputedStyle(el, '::before').content") == '"Type: "'
+            page.screenshot(path=artifacts / "dashboard-keys-stacked-360x740.png", full_page=True)
+        else:
+            page.screenshot(path=artifacts / "dashboard-keys-1280x800.png")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, {"width": 1280, "height": 800}], ids=["360x740", "1280x800"])
+def test_the_usage_charts_are_readable_and_have_their_numbers_as_text(
+    browser, live_server, owner, merchant, receipt_factory, size, artifacts
+):
+    from django.utils import timezone
+
+    receipt_factory(transaction_date=timezone.now().isoformat())
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/admin/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill("not-used-in-tests")
+        page.get_by_role("button", name="Log in").click()
+        page.goto(f"{live_server.url}/admin/merchants/merchant/{merchant.pk}/usage/")
+        smallest = page.evaluate(
+            """() => Math.min(...[...document.querySelectorAll("svg.bar-chart text")].map(text => {
+                const svg = text.ownerSVGElement;
+                const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                return parseFloat(getComputedStyle(text).fontSize) * scale;
+            }))"""
+        )
+        assert smallest >= 11
+        page.get_by_text("Receipts per day as a table").click()
+        table = page.get_by_role("table", name="Receipts per day of sale (Africa/Lagos (WAT)), newest first")
+        expect(table.get_by_role("row").nth(1)).to_contain_text("1")
+        if size is PHONE:
+            page.screenshot(path=artifacts / "dashboard-usage-table-360x740.png", full_page=True)
+    finally:
+        context.close()

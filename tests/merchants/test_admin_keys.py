@@ -1,7 +1,7 @@
 """API keys in the admin: scoped to the user's merchants, shown once, rotated, revoked."""
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -22,7 +22,9 @@ def _change(api_key):
 
 
 def _shown_key(response) -> str:
-    return re.search(r'value="(pos(?:test|live)_[0-9A-Za-z]{50})"', response.content.decode())[1]
+    return re.search(r'id="new-api-key"[^>]*>(pos(?:test|live)_[0-9A-Za-z]{50})</textarea>', response.content.decode())[
+        1
+    ]
 
 
 class TestList:
@@ -55,8 +57,25 @@ class TestList:
     def test_it_shows_type_name_prefix_dates_and_state(self, client, owner, live_key):
         client.force_login(owner)
         content = client.get(LIST).content.decode()
-        for text in ["Till 1", "Live", live_key.api_key.prefix, "Active", "Last used", "Expires", "Created at"]:
+        for text in ["Till 1", "Live", live_key.api_key.prefix, "Active", "Last used", "Expires", "Never"]:
             assert text in content, text
+
+    def test_it_reads_as_the_product(self, client, owner, live_key):
+        client.force_login(owner)
+        content = client.get(LIST).content.decode()
+        assert "<title>API keys | Receco dashboard</title>" in content
+        assert "<h1>API keys</h1>" in content
+        assert 'class="addlink">Create a key</a>' in content
+        assert "Select API key to change" not in content
+        assert "Django" not in content
+
+    def test_times_are_in_the_merchants_zone_and_named(self, client, owner, live_key, merchant):
+        ApiKey.objects.filter(pk=live_key.api_key.pk).update(last_used_at=datetime(2026, 11, 25, 13, 5, tzinfo=UTC))
+        client.force_login(owner)
+        assert "25 Nov 2026, 14:05 WAT" in client.get(LIST).content.decode()
+        merchant.time_zone = "Asia/Tokyo"
+        merchant.save()
+        assert "25 Nov 2026, 22:05 JST" in client.get(LIST).content.decode()
 
     def test_keys_older_than_90_days_are_marked_and_filtered(self, client, owner, merchant, live_key):
         old = issue_key(merchant, "live", "Old till").api_key

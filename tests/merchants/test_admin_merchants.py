@@ -164,3 +164,10 @@ def test_the_identity_is_checked(client, owner, merchant, field, value, message)
     response = client.post(_change(merchant), _form(merchant, **{field: value}))
     assert response.status_code == 200
     assert message in response.content.decode()
+
+
+def test_the_list_is_titled_in_plain_words(client, owner, merchant):
+    client.force_login(owner)
+    content = client.get("/admin/merchants/merchant/").content.decode()
+    assert "<h1>Merchants</h1>" in content
+    assert "Select merchant to change" not in content

@@ -13,7 +13,7 @@ from merchants.models import ApiKey
 
 pytestmark = pytest.mark.django_db
 
-KEY_IN_PAGE = re.compile(r'value="(pos(?:test|live)_[0-9A-Za-z]{50})"')
+KEY_IN_PAGE = re.compile(r'id="new-api-key"[^>]*>(pos(?:test|live)_[0-9A-Za-z]{50})</textarea>')
 
 
 def _database_text() -> str:

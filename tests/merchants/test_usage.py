@@ -93,7 +93,7 @@ def test_a_failed_database_write_gives_the_counts_back(live_key, monkeypatch):
 
 
 def test_the_report_adds_counts_not_flushed_yet(api, live_key, merchant, receipt_factory):
-    receipt_factory()
+    receipt_factory(transaction_date=timezone.now().isoformat())
     _get(api, live_key)
     flush_usage()
     _get(api, live_key), _get(api, live_key)
@@ -137,3 +137,14 @@ def test_two_flushes_at_once_count_each_call_once(api, live_key, monkeypatch):
     _get(api, live_key)
     assert flush_usage() == 1
     assert KeyUsage.objects.get().requests == 4
+
+
+def test_receipts_are_counted_by_sale_date_in_the_merchants_zone(merchant, receipt_factory):
+    now = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+    receipt_factory(token="rcpt_local001_aaaaaa", short_code="LOCAL1", transaction_date="2026-11-24T23:30:00Z")
+    receipt_factory(token="rcpt_local002_aaaaaa", short_code="LOCAL2", transaction_date="2026-11-24T22:30:00Z")
+    report = usage_report(merchant, days=3, now=now)
+    # 23:30 UTC on the 24th is 00:30 on the 25th in Lagos; 22:30 UTC is still the 24th there.
+    assert [day.isoformat() for day in report.receipt_days] == ["2026-11-23", "2026-11-24", "2026-11-25"]
+    assert report.receipts == [0, 1, 1]
+    assert report.zone == "Africa/Lagos"

@@ -87,7 +87,7 @@ def test_it_filters_by_livemode(client, owner, ours, receipt_factory):
     test_receipt = receipt_factory(token="rcpt_testmode_dddddd", short_code="TEST01")
     Receipt.objects.filter(pk=test_receipt.pk).update(livemode=False)
     client.force_login(owner)
-    content = client.get(LIST, {"livemode__exact": "0"}).content.decode()
+    content = client.get(LIST, {"mode": "test"}).content.decode()
     assert "TEST01" in content
     assert ours.short_code not in content
 
@@ -208,3 +208,42 @@ def test_refunds_and_voids_show_in_the_admin(client, owner, api, stored, receipt
     refunds_only = client.get(LIST, {"type": "refund"}).content.decode()
     assert refund.short_code in refunds_only
     assert "STORE1" not in refunds_only
+
+
+def test_the_list_shows_times_in_the_merchants_zone_and_values_in_words(client, owner, receipt_factory, merchant):
+    receipt = receipt_factory(payment_method="bank_transfer", status="completed", total_amount=150000)
+    client.force_login(owner)
+    content = client.get(LIST).content.decode()
+    assert "22 Nov 2026, 11:15 WAT" in content  # 10:15 UTC, the sale's date
+    assert "Completed" in content
+    assert "₦1,500.00" in content
+    detail = client.get(f"{LIST}{receipt.pk}/change/").content.decode()
+    assert "Bank transfer" in detail
+    assert "bank_transfer" not in detail
+    merchant.time_zone = "Asia/Tokyo"
+    merchant.save()
+    assert "22 Nov 2026, 19:15 JST" in client.get(LIST).content.decode()
+
+
+def test_the_csv_has_the_shops_local_times_and_names_the_zone(client, owner, ours):
+    client.force_login(owner)
+    rows = _export(client, [ours.pk])
+    record = dict(zip(rows[0], rows[1], strict=True))
+    assert record["transaction_date_local"] == "2026-11-22 11:15"
+    assert record["time_zone"] == "Africa/Lagos"
+
+
+def test_the_list_reads_as_the_product(client, owner, ours, receipt_factory):
+    from receipts.refunds import void
+
+    void(receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01"), "Rung up twice", keyed=True)
+    client.force_login(owner)
+    content = client.get(LIST).content.decode()
+    assert "<h1>Receipts</h1>" in content
+    assert "Select receipt" not in content
+    for words in ("By test or live", "By sale date", "Partly refunded", "Live: real sales"):
+        assert words in content, words
+    assert "By livemode" not in content
+    voided = client.get(LIST, {"status": "voided"}).content.decode()
+    assert "VOID01" in voided
+    assert ours.short_code not in voided

@@ -36,7 +36,7 @@ def test_it_shows_the_receipt(client, receipt):
 
 def test_the_date_is_shown_in_the_shops_time_zone(client, receipt):
     # 10:15 UTC is 11:15 in Lagos.
-    assert "Sun 22 Nov 2026, 11:15" in _text(_page(client, receipt))
+    assert "Sun 22 Nov 2026, 11:15 WAT" in _text(_page(client, receipt))
     assert 'datetime="2026-11-22T10:15:00.000Z"' in _page(client, receipt)
 
 
@@ -153,13 +153,16 @@ def test_an_unknown_receipt_gets_a_friendly_404(client, receipt, reference):
 def test_a_receipt_not_uploaded_yet_is_looked_for_again(client, receipt):
     # The agent prints the QR code before an offline sale reaches the service.
     html = client.get("/app/receipt/rcpt_mfx3k2zz_notyet").content.decode()
-    assert '<meta http-equiv="refresh" content="30">' in html
+    assert '<script src="/static/receipts/recheck.js" defer></script>' in html
+    assert '<p id="recheck" role="status" data-seconds="30" data-tries="20"></p>' in html
+    assert '<a class="button" href="/app/receipt/rcpt_mfx3k2zz_notyet">Look again now</a>' in html
     assert "the shop may still be sending it" in html
+    assert "http-equiv" not in html  # WCAG 2.2.1: no refresh the reader did not ask for
 
 
 def test_a_malformed_reference_is_not_looked_for_again(client, receipt):
     html = client.get("/app/receipt/bad!token").content.decode()
-    assert "http-equiv" not in html
+    assert "recheck" not in html
 
 
 def test_the_page_is_not_cached_or_indexed(client, receipt):

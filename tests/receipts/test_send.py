@@ -131,6 +131,33 @@ def test_the_page_lists_what_was_sent_masked(post, client, receipt):
     assert "Email to c*******@example.com: sent" in html
 
 
+def test_only_the_browser_that_asked_sees_what_was_sent(post, receipt):
+    post({"email": "customer@example.com"})
+    html = Client().get(f"/app/receipt/{receipt.token}").content.decode()
+    assert "Sent from this receipt" not in html
+    assert "c*******@example.com" not in html
+
+
+def test_a_forged_list_of_deliveries_shows_nothing(post, receipt):
+    post({"email": "customer@example.com"})
+    stranger = Client()
+    stranger.cookies["receco_sent"] = f'{{"{receipt.token}":[1,2,3]}}'
+    assert "Sent from this receipt" not in stranger.get(f"/app/receipt/{receipt.token}").content.decode()
+
+
+def test_what_was_sent_from_one_receipt_is_not_listed_on_another(post, client, receipt, receipt_factory):
+    post({"email": "customer@example.com"})
+    other = receipt_factory(token="rcpt_another1_aaaaaa", short_code="OTHER1")
+    assert "Sent from this receipt" not in client.get(f"/app/receipt/{other.token}").content.decode()
+
+
+def test_after_an_error_the_first_field_in_error_has_the_focus(post, receipt):
+    html = post({"email": "ada@"}).content.decode()
+    assert 'aria-invalid="true" aria-describedby="email-error" autofocus>' in html
+    html = post({"email": "", "phone": "12"}).content.decode()
+    assert 'aria-invalid="true" aria-describedby="phone-error" autofocus>' in html
+
+
 def test_get_is_not_allowed(client, receipt):
     assert client.get(f"/app/receipt/{receipt.token}/send").status_code == 405
 

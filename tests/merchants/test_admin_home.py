@@ -1,0 +1,67 @@
+"""The dashboard's home page: named for the product, today's figures of the user's own
+merchants only, and a "View site" link to a real page."""
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_it_shows_today_for_the_users_merchant(client, owner, receipt_factory):
+    receipt_factory()  # dated 22 Nov: not today
+    client.force_login(owner)
+    response = client.get("/admin/")
+    assert response.status_code == 200
+    text = _text(response.content.decode())
+    assert re.search(r"Mama Put Kitchen: \w+day \d+ \w+ \(WAT\)", text)
+    assert "Receipts today 0 Takings ₦0.00 Sent to customers 0 Failed to send 0" in text
+    assert "Live sales since midnight in Africa/Lagos" in text
+
+
+def test_it_never_shows_another_merchants_figures(client, outsider, merchant):
+    client.force_login(outsider)
+    text = _text(client.get("/admin/").content.decode())
+    assert "Corner Shop:" in text
+    assert "Mama Put Kitchen" not in text
+
+
+def test_a_user_of_no_merchant_is_told_what_to_do(client, db):
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_user("nobody", is_staff=True))
+    assert "You are not part of any shop yet." in client.get("/admin/").content.decode()
+
+
+def test_it_reads_as_the_product_and_view_site_goes_home(client, owner):
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    assert "<title>Today | Receco dashboard</title>" in html
+    assert '<div id="site-name"><a href="/admin/">Receco dashboard</a></div>' in html
+    assert '<a href="/">View site</a>' in html
+    assert "Django" not in html
+    assert client.get("/").status_code == 200
+
+
+def test_sign_in_has_its_heading(client, db):
+    html = client.get("/admin/login/").content.decode()
+    assert "<h1>Sign in</h1>" in html
+    assert "<title>Log in | Receco dashboard</title>" in html
+
+
+def test_failed_deliveries_link_to_the_list_of_them(client, owner, merchant, receipt_factory):
+    from django.utils import timezone
+
+    from receipts.models import Delivery
+
+    receipt = receipt_factory(transaction_date=timezone.now().isoformat())
+    Delivery.objects.create(receipt=receipt, channel="email", destination="a@example.com", status="failed")
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    link = f'<a href="/admin/receipts/delivery/?status__exact=failed&amp;merchant={merchant.pk}">1</a>'
+    assert link in html
+    assert client.get(f"/admin/receipts/delivery/?status__exact=failed&merchant={merchant.pk}").status_code == 200
