@@ -161,6 +161,7 @@ class EndpointAdmin(MerchantScopedAdmin):
 
 class AttemptInline(admin.TabularInline):
     model = Attempt
+    template = "admin/webhooks/delivery/attempts.html"
     fields = ["created_at", "succeeded", "status_code", "duration_ms", "error", "next_attempt_at"]
     readonly_fields = fields
     extra = 0

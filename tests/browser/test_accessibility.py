@@ -60,9 +60,15 @@ def _sign_in(page, url, user):
     page.get_by_role("button", name="Log in").click()
 
 
-def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_factory):
+def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_factory, settings):
     from receipts.deliveries import attach_contact
+    from webhooks.endpoints import create_endpoint
+    from webhooks.models import Delivery
 
+    # A webhook endpoint whose address refuses at once: the sale's event has a failed
+    # attempt to show. (Loopback is refused unless allowed.)
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+    endpoint = create_endpoint(merchant, "https://127.0.0.1:9/receco", description="Accounting")
     receipt = receipt_factory()
     attach_contact(receipt, "ada.customer@example.com", None)
     page, url = audit.page, live_server.url
@@ -85,4 +91,12 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
     audit.visit(f"{url}/admin/receipts/delivery/", "dashboard-deliveries")
+    audit.visit(f"{url}/admin/webhooks/endpoint/", "dashboard-webhooks")
+    audit.visit(f"{url}/admin/webhooks/endpoint/add/", "dashboard-webhook-add")
+    audit.visit(f"{url}/admin/webhooks/endpoint/{endpoint.pk}/change/", "dashboard-webhook")
+    audit.visit(f"{url}/admin/webhooks/endpoint/{endpoint.pk}/roll/", "dashboard-webhook-roll")
+    audit.visit(f"{url}/admin/webhooks/delivery/", "dashboard-webhook-deliveries")
+    delivery = Delivery.objects.filter(endpoint=endpoint).earliest("pk")
+    audit.visit(f"{url}/admin/webhooks/delivery/{delivery.pk}/change/", "dashboard-webhook-delivery")
+    audit.visit(f"{url}/admin/webhooks/attempt/", "dashboard-webhook-attempts")
     audit.assert_clean()
