@@ -132,7 +132,10 @@ def _answer_once(raw: bytes) -> client.Answer:
 
     def serve():
         conn, _ = listener.accept()
-        conn.recv(65536)
+        # Read the whole request: closing with unread bytes would reset the connection.
+        received = b""
+        while not received.endswith(BODY.encode()):
+            received += conn.recv(65536)
         conn.sendall(raw)
         conn.close()
 

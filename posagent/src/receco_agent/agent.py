@@ -10,8 +10,8 @@ from typing import TextIO
 
 from receco_agent import __version__, client, qr
 from receco_agent.config import Settings
-from receco_agent.forwarder import Forwarder
-from receco_agent.outbox import Outbox
+from receco_agent.forwarder import Forwarder, outcome_of
+from receco_agent.outbox import DuplicateKey, Entry, Outbox, Outcome
 from receco_agent.tokens import new_short_code, new_token
 from receco_agent.transactions import (
     InvalidTransaction,
@@ -104,12 +104,58 @@ class Agent:
             log.warning("Upload of receipt %s did not go through: %s", token, answer.message)
         return answer
 
-    def accept(self, body: bytes) -> tuple[int, dict]:
-        """Handle one POS request body; return (HTTP status, JSON answer) for the POS."""
+    def settle(self, entries: list[Entry], answer: list[client.Answer] | client.Answer) -> None:
+        """Record what the service answered to one batch of queued rows."""
+        if isinstance(answer, client.Answer):
+            self._contact(answer.status is not None and (answer.status < 500 or answer.status == 429))
+            if client.service_wide(answer):
+                # Nothing got through, or the service as a whole is unwell: the rows wait
+                # for the queue's back-off, without a failure of their own.
+                self.outbox.record_attempt(None, answer.status, answer.message)
+                log.warning("Upload of %d sale(s) did not go through: %s", len(entries), answer.message)
+                return
+            # The service answered the batch as a whole: a row in it may be the cause, so
+            # each row waits a back-off of its own and then travels alone.
+            alone = len(entries) > 1
+            outcomes = [
+                Outcome(e.token, "retry", answer.status, answer.message, wait=outcome_of(e, answer).wait, alone=alone)
+                for e in entries
+            ]
+            log.warning("The service refused a batch of %d sale(s): %s", len(entries), answer.message)
+            self.outbox.settle(outcomes)
+            return
+        outcomes = [outcome_of(entry, own) for entry, own in zip(entries, answer, strict=True)]
+        self._contact(any(a.kind != client.TRANSIENT or a.status == 429 for a in answer))
+        self.outbox.settle(outcomes)
+        for entry, outcome in zip(entries, outcomes, strict=True):
+            if outcome.state == "failed":
+                log.error("The service refused receipt %s: HTTP %s %s", entry.token, outcome.status, outcome.error)
+            elif outcome.state == "retry":
+                log.warning("Upload of receipt %s did not go through: %s", entry.token, outcome.error)
+            elif outcome.assigned_short_code and outcome.assigned_short_code != entry.short_code:
+                log.warning(
+                    "Short code %s was taken: the service gave receipt %s the code %s",
+                    entry.short_code,
+                    entry.token,
+                    outcome.assigned_short_code,
+                )
+        done = sum(outcome.state == "done" for outcome in outcomes)
+        log.info("Uploaded %d of %d queued receipt(s)", done, len(entries))
+
+    def accept(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
+        """Handle one POS request body; return (HTTP status, JSON answer) for the POS.
+
+        A request with the ``idempotency_key`` of an earlier one answers that one's receipt.
+        """
         try:
             tx = parse_body(body)
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
+        idempotency_key = idempotency_key or tx.transaction_id
+        if idempotency_key is not None:
+            earlier = self.outbox.by_key(idempotency_key)
+            if earlier is not None:
+                return self._answer_again(earlier)
         token, short_code = new_token(), new_short_code()
         payload = json.dumps(
             to_service_input(tx, token, short_code, datetime.now(UTC)),
@@ -118,7 +164,10 @@ class Agent:
         self.claim(token)
         try:
             try:
-                self.outbox.add(token, short_code, payload, tx.local_fields)
+                self.outbox.add(token, short_code, payload, tx.local_fields, idempotency_key=idempotency_key)
+            except DuplicateKey:
+                # The same request, sent again while the first was being stored.
+                return self._answer_again(self.outbox.by_key(idempotency_key))
             except Exception as exc:
                 log.exception(
                     "Could not store sale %s in the local queue %s",
@@ -129,16 +178,37 @@ class Agent:
                     "status": "error",
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
-            try:
-                answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
-            except Exception as exc:
-                # The sale is committed; the forwarder settles it (an idempotent replay if
-                # the service already has it), so the POS is told it is queued.
-                log.exception("Recording the upload of %s failed", token)
-                answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
+            if self.forwarder.draining():
+                # A backlog is being uploaded: this sale joins it rather than make the POS wait.
+                answer = client.Answer(client.TRANSIENT, None, "queued behind the backlog")
+            else:
+                try:
+                    answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
+                except Exception as exc:
+                    # The sale is committed; the forwarder settles it (an idempotent replay if
+                    # the service already has it), so the POS is told it is queued.
+                    log.exception("Recording the upload of %s failed", token)
+                    answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
         finally:
             self.release(token)
         return self._answer(token, short_code, tx.total_amount, answer)
+
+    def _answer_again(self, entry: Entry | None) -> tuple[int, dict]:
+        if entry is None:  # removed meanwhile (e.g. 'clear-queue' of a failed sale)
+            return 409, {"status": "error", "error": "This Idempotency-Key was used for a sale no longer in the queue"}
+        if entry.state == "failed":
+            return entry.last_status or 400, {"status": "error", "error": entry.last_error}
+        receipt_url = self.settings.receipt_url(entry.token)
+        answer = {
+            "receiptId": entry.token,
+            "receiptUrl": receipt_url,
+            "qrCodeUrl": qr.png_data_url(receipt_url),
+            "shortCode": entry.assigned_short_code or entry.short_code,
+            "status": "success",
+        }
+        if entry.state == "pending":
+            answer["queued"] = True
+        return 200, answer
 
     def _answer(self, token: str, short_code: str, total: int, answer: client.Answer) -> tuple[int, dict]:
         if answer.kind == client.REFUSED:

@@ -1,18 +1,25 @@
-"""The background thread that drains the queue, oldest sale first.
+"""The background thread that drains the queue, oldest sale first, in batches.
 
-On a transient failure it stops the pass and waits (exponential back-off with jitter,
-never less than the service's Retry-After); a refused sale is marked failed and the pass
-goes on. It logs every unexpected error and keeps going; stop() only sets flags, and the
-upload in flight is finished before the thread ends."""
+Pending rows go to the service as tRPC POST batches (up to BATCH_CALLS calls and
+BATCH_BYTES a request), several requests in flight at once, so a backlog of thousands
+drains in seconds even over a slow link. Each row leaves the queue only on its own
+confirmation (a 200 or an idempotent replay); a refusal marks that row alone failed; a
+row that fails transiently waits a back-off of its own while the rows behind it flow. When
+no request gets through at all (no connection, timeouts), the whole queue waits
+(exponential back-off with jitter, never less than the service's Retry-After). The thread
+logs every unexpected error and keeps going; stop() only sets flags, and the requests in
+flight are finished before the thread ends."""
 
 import logging
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from receco_agent import client
 from receco_agent.backoff import delay, next_wait
+from receco_agent.outbox import Entry, Outcome
 
 if TYPE_CHECKING:
     from receco_agent.agent import Agent
@@ -21,8 +28,37 @@ log = logging.getLogger(__name__)
 
 # Idle polling also picks up rows added by other processes (e.g. 'retry-failed').
 IDLE_SECONDS = 5.0
-BATCH = 50
+# The service answers a batch of more than 50 calls with one error, and refuses bodies
+# over its RECECO_MAX_BODY_BYTES (1 MiB unless the operator changed it).
+BATCH_CALLS = 50
+BATCH_BYTES = 256 * 1024
+# Requests in flight at once: enough to hide a 150 ms round trip, few enough for a small server.
+IN_FLIGHT = 4
 PRUNE_EVERY = 3600.0
+
+
+def batches(entries: list[Entry], calls: int = BATCH_CALLS, size: int = BATCH_BYTES) -> list[list[Entry]]:
+    """Split ``entries`` (in order) into batches of at most ``calls`` rows and about ``size``
+    bytes; a row marked ``alone`` travels in a batch of its own."""
+    result: list[list[Entry]] = []
+    current: list[Entry] = []
+    current_size = 0
+    for entry in entries:
+        length = len(entry.body.encode("utf-8")) + 8
+        if entry.alone:
+            if current:
+                result.append(current)
+                current, current_size = [], 0
+            result.append([entry])
+            continue
+        if current and (len(current) >= calls or current_size + length > size):
+            result.append(current)
+            current, current_size = [], 0
+        current.append(entry)
+        current_size += length
+    if current:
+        result.append(current)
+    return result
 
 
 class Forwarder:
@@ -39,6 +75,9 @@ class Forwarder:
         self._retry_at: float | None = None
         self._last_prune = 0.0
         self._thread: threading.Thread | None = None
+        self._draining = False
+        self._local = threading.local()
+        self._pool: ThreadPoolExecutor | None = None
 
     def start(self) -> None:
         """Start draining in a background thread."""
@@ -46,15 +85,17 @@ class Forwarder:
         self._thread.start()
 
     def request_stop(self) -> None:
-        """Ask the thread to end after the upload in flight, without waiting."""
+        """Ask the thread to end after the requests in flight, without waiting."""
         self._stop.set()
         self._wake.set()
 
     def stop(self, timeout: float | None = None) -> None:
-        """Ask the thread to end after the upload in flight, and wait for it."""
+        """Ask the thread to end after the requests in flight, and wait for it."""
         self.request_stop()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
     def wake(self, reset: bool = False) -> None:
         """Make the thread look at the queue now; ``reset`` also forgets the back-off."""
@@ -74,6 +115,10 @@ class Forwarder:
         """Whether the thread is sitting out a back-off."""
         with self._lock:
             return self.failures > 0
+
+    def draining(self) -> bool:
+        """Whether the thread is uploading a backlog right now (a new sale joins the queue)."""
+        return self._draining
 
     def retry_in(self) -> float | None:
         """Seconds until the next try while backing off, else None."""
@@ -98,6 +143,8 @@ class Forwarder:
                 with self._lock:
                     self.failures += 1
                     wait = delay(self.failures, self._rng)
+            finally:
+                self._draining = False
             with self._lock:
                 self._retry_at = time.monotonic() + wait if self.failures else None
             self._wake.wait(wait)
@@ -105,43 +152,59 @@ class Forwarder:
         log.info("Forwarder stopped")
 
     def drain(self) -> float:
-        """Upload pending sales until the queue is empty or one fails transiently.
+        """Upload due rows until none is left or no request gets through.
 
         Returns the seconds to wait before the next pass.
         """
         self._maybe_prune()
         while not self._stop.is_set():
-            entries = self.agent.outbox.pending(BATCH)
+            entries = [e for e in self.agent.outbox.pending(BATCH_CALLS * IN_FLIGHT) if self.agent.claim(e.token)]
             if not entries:
+                self._draining = False
                 with self._lock:
                     self.failures = 0
-                return IDLE_SECONDS
-            progressed = False
-            for entry in entries:
-                if self._stop.is_set():
-                    return 0.0
-                if not self.agent.claim(entry.token):
-                    continue  # a sale thread is uploading it right now
-                try:
-                    answer = self.agent.upload(entry.token, entry.body, self.timeout, during_sale=False)
-                finally:
+                return self._idle_wait()
+            self._draining = True
+            try:
+                groups = batches(entries)
+                results = self._send_all(groups)
+            finally:
+                for entry in entries:
                     self.agent.release(entry.token)
-                progressed = True
-                if answer.kind == client.TRANSIENT:
-                    with self._lock:
-                        self.failures += 1
-                        wait = next_wait(self.failures, answer.retry_after, self._rng)
-                    log.warning(
-                        "Queue paused: %d failure(s) in a row, next try in %.1f s",
-                        self.failures,
-                        wait,
-                    )
-                    return wait
+            blocked = [a for a in results if isinstance(a, client.Answer) and client.service_wide(a)]
+            for group, answer in zip(groups, results, strict=True):
+                self.agent.settle(group, answer)
+            if blocked and len(blocked) == len(groups):
+                # Not one request got through: the service or the link is down.
                 with self._lock:
-                    self.failures = 0
-            if not progressed:
-                return 0.2
+                    self.failures += 1
+                    wait = next_wait(self.failures, max((a.retry_after or 0) for a in blocked) or None, self._rng)
+                log.warning("Queue paused: %d failure(s) in a row, next try in %.1f s", self.failures, wait)
+                return wait
+            with self._lock:
+                self.failures = 0
         return 0.0
+
+    def _idle_wait(self) -> float:
+        due = self.agent.outbox.next_due()
+        if due is None:
+            return IDLE_SECONDS
+        return min(IDLE_SECONDS, max(0.05, due - time.time()))
+
+    def _send_all(self, groups: list[list[Entry]]) -> list[list[client.Answer] | client.Answer]:
+        if len(groups) == 1:
+            return [self._send(groups[0])]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="receco-upload")
+        return list(self._pool.map(self._send, groups))
+
+    def _send(self, group: list[Entry]) -> list[client.Answer] | client.Answer:
+        connection = getattr(self._local, "connection", None)
+        settings = self.agent.settings
+        if connection is None or connection.api_url != settings.api_url:
+            connection = self._local.connection = client.Connection(settings.api_url, self.timeout)
+        calls = [client.Call(entry.procedure, entry.token, entry.body) for entry in group]
+        return client.call_batch(connection, settings.api_key, calls)
 
     def _maybe_prune(self) -> None:
         now = time.monotonic()
@@ -153,3 +216,16 @@ class Forwarder:
                     "Removed %d confirmed sale(s) past retention from the queue",
                     removed,
                 )
+
+
+def outcome_of(entry: Entry, answer: client.Answer, rng: random.Random | None = None) -> Outcome:
+    """Return what ``answer`` (about ``entry`` alone) makes of the row."""
+    if answer.kind == client.CONFIRMED:
+        receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
+        return Outcome(
+            entry.token, "done", 200, receipt_id=receipt_id, assigned_short_code=answer.data.get("short_code")
+        )
+    if answer.kind == client.REFUSED:
+        return Outcome(entry.token, "failed", answer.status, answer.message)
+    wait = next_wait(entry.attempts + 1, answer.retry_after, rng)
+    return Outcome(entry.token, "retry", answer.status, answer.message, wait=wait)

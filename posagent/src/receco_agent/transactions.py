@@ -16,6 +16,7 @@ MAX_BODY_BYTES = 1024 * 1024
 MAX_ITEMS = 500
 MAX_AMOUNT = 10**15
 MAX_QUANTITY = 1_000_000
+MAX_KEY_LENGTH = 200  # an Idempotency-Key or transactionId
 MERCHANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
@@ -45,6 +46,7 @@ class Transaction:
     items: list[dict]
     total_amount: int
     strings: dict[str, str] = field(default_factory=dict)
+    transaction_id: str | None = None  # the POS's own id of the sale: its retries share it
 
     @property
     def local_fields(self) -> dict:
@@ -145,7 +147,13 @@ def validate(data: object) -> Transaction:
             raise InvalidTransaction(f"{key} must be a string of at most {longest} characters")
         _check_string(key, value)
         strings[key] = value.upper() if key == "currency" else value
-    return Transaction(merchant_id.strip(), [_item(i, raw) for i, raw in enumerate(items)], total, strings)
+    transaction_id = data.get("transactionId")
+    if transaction_id is not None and (
+        not isinstance(transaction_id, str) or not 1 <= len(transaction_id) <= MAX_KEY_LENGTH
+    ):
+        raise InvalidTransaction(f"transactionId must be a string of 1 to {MAX_KEY_LENGTH} characters")
+    items_ = [_item(i, raw) for i, raw in enumerate(items)]
+    return Transaction(merchant_id.strip(), items_, total, strings, transaction_id or None)
 
 
 def iso_utc(moment: datetime) -> str:
