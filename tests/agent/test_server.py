@@ -365,3 +365,74 @@ def test_a_queue_error_after_the_upload_still_answers_the_pos(agent_server, fake
     agent_server.agent.forwarder.drain()  # the replay confirms it; the service keeps one receipt
     assert outbox.get(answer["receiptId"]).state == "done"
     assert list(fake_service.receipts) == [answer["receiptId"]]
+
+
+def test_a_retry_with_the_same_idempotency_key_answers_the_first_answer(agent_server, fake_service):
+    headers = {"Idempotency-Key": "pos-42-sale-7"}
+    first = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    again = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    assert (first[0], again[0]) == (200, 200)
+    assert again[1] == first[1]
+    assert len(fake_service.requests) == 1
+    other = post_json(f"{agent_server.url}/transactions", SALE, headers={"Idempotency-Key": "pos-42-sale-8"})
+    assert other[1]["receiptId"] != first[1]["receiptId"]
+
+
+def test_a_transaction_id_in_the_body_is_an_idempotency_key_too(offline_agent):
+    sale = {**SALE, "transactionId": "T-1001"}
+    first = post_json(f"{offline_agent.url}/transactions", sale)[1]
+    again = post_json(f"{offline_agent.url}/transactions", sale)[1]
+    assert again == first
+    assert first["queued"] is True
+    assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_key_kept_in_the_queue_survives_a_restart(tmp_path, closed_url):
+    settings = make_settings(tmp_path / "home", closed_url)
+    running = run_agent_server(settings, forwarder=False)
+    try:
+        first = post_json(f"{running.url}/transactions", SALE, headers={"Idempotency-Key": "k-1"})[1]
+    finally:
+        stop_agent_server(running)
+    running = run_agent_server(settings, forwarder=False)
+    try:
+        again = post_json(f"{running.url}/transactions", SALE, headers={"Idempotency-Key": "k-1"})[1]
+    finally:
+        stop_agent_server(running)
+    assert again == first
+
+
+def test_a_sale_refused_by_the_service_may_be_sent_again_with_its_key(agent_server, fake_service):
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
+    headers = {"Idempotency-Key": "k-404"}
+    assert post_json(f"{agent_server.url}/transactions", SALE, headers=headers)[0] == 404
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    assert (status, answer["status"]) == (200, "success")
+
+
+def test_an_overlong_idempotency_key_is_400(agent_server):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers={"Idempotency-Key": "k" * 201})
+    assert (status, answer) == (400, {"status": "error", "error": "Idempotency-Key must be 1 to 200 characters"})
+
+
+def test_a_burst_of_600_sales_from_64_threads_is_served_without_a_refusal(offline_agent):
+    statuses: list[object] = []
+    lock = threading.Lock()
+
+    def ring_up(count: int) -> None:
+        for _ in range(count):
+            try:
+                result = post_json(f"{offline_agent.url}/transactions", SALE)[0]
+            except OSError as exc:
+                result = repr(exc)
+            with lock:
+                statuses.append(result)
+
+    threads = [threading.Thread(target=ring_up, args=(10 if i < 24 else 9,)) for i in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert len(statuses) == 600
+    assert [s for s in statuses if s != 200] == []
+    assert offline_agent.agent.outbox.summary()["pending"] == 600

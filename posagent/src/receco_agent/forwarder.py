@@ -131,6 +131,8 @@ class Forwarder:
         """The loop: drain, wait, repeat until stop()."""
         try:
             summary = self.agent.outbox.summary()
+            # Sales made before the first pass queue behind the backlog too.
+            self._draining = summary["pending"] > 0
             log.info("Forwarder started: %d sale(s) to upload, %d failed", summary["pending"], summary["failed"])
             self.agent.check_service()
         except Exception:
