@@ -21,6 +21,10 @@ from receco_agent.agent import Agent
 from receco_agent.config import Settings
 from receco_agent.server import AgentServer
 
+# Keys of the service's form with a right checksum (made by merchants.keys.generate_key).
+TEST_KEY = "postest_wb6xQZ7p8Nezff3aCNnSogKIqOyeJWDNY4fLQ3TPI6qu3XsqNw"
+LIVE_KEY = "poslive_OcBSbV4vs8mjYqIYPA4074GyeiDcaNet5IaZFPOVZEYl0rRprV"
+
 
 def free_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on right now."""

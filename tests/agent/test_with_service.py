@@ -4,9 +4,10 @@ import json
 from urllib.parse import quote
 
 import pytest
+from receco_agent.config import key_problem
 from receco_agent.outbox import Outbox
 
-from merchants.keys import revoke_key
+from merchants.keys import generate_key, revoke_key, well_formed
 from receipts.models import Receipt
 from tests.agent.support import (
     AgentProcess,
@@ -334,3 +335,12 @@ def test_a_refused_key_is_returned_at_the_till(
         stop_agent_server(running)
     assert answer == (status, {"status": "error", "error": message, "code": code})
     assert (summary["pending"], summary["failed"], Receipt.objects.count()) == (0, 0, 0)
+
+
+def test_the_agent_knows_the_services_key_form_and_checksum():
+    for kind in ("test", "live"):
+        key = generate_key(kind)
+        mistyped = key[:30] + ("0" if key[30] != "0" else "1") + key[31:]
+        assert (key_problem(key), well_formed(key) is not None) == (None, True)
+        assert (key_problem(mistyped) is not None, well_formed(mistyped)) == (True, None)
+        assert (key_problem(key[:-1]) is not None, well_formed(key[:-1])) == (True, None)

@@ -23,6 +23,7 @@ log = logging.getLogger("receco_agent")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 HEALTH_TIMEOUT = 2.0
+INIT_CHECK_TIMEOUT = 5.0
 SHUTDOWN_TIMEOUT = 30.0
 
 
@@ -84,9 +85,30 @@ def _cmd_init(args: argparse.Namespace) -> int:
         "printQRCodes": args.print_qr,
         "logLevel": args.log_level,
     }
+    try:
+        before = config.load(home)
+    except ConfigError:
+        before = None
     path = config.write(home, updates)
     print(f"Wrote {path} (readable only by you: it holds the API key).")
-    print("Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.")
+    settings = config.load(home)
+    if settings.api_key:
+        reachable, detail = client.probe(settings.api_url, settings.api_key, INIT_CHECK_TIMEOUT)
+        if not reachable:
+            print(f"Could not check the API key now: {detail}")
+        elif detail.startswith("API key refused"):
+            print(f"{detail}. Copy the key again from the dashboard and run init with --api-key.", file=sys.stderr)
+            return EXIT_FAILED
+        else:
+            print(f"Checked with {settings.api_url}: {detail}.")
+    running = [s for s in (before, settings) if s is not None and _agent_health(s) is not None]
+    if running:
+        print(
+            f"An agent is running on {running[0].agent_url} with the old settings: restart it to use these "
+            "('receco-agent stop-service' then 'start-service', or Ctrl-C and 'receco-agent start')."
+        )
+    else:
+        print("Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.")
     return EXIT_OK
 
 
@@ -211,6 +233,12 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     if doc.get("oldest_pending"):
         print(f"Oldest:       {doc['oldest_pending']}")
     print(f"Last upload:  {doc['last_success'] or 'never'}")
+    if doc.get("damaged_queue"):
+        damaged = doc["damaged_queue"]
+        print(
+            f"DAMAGED QUEUE: on {damaged['at']} the queue file was unreadable ({damaged['error']}); it was kept "
+            f"as {damaged['kept_as']} and a fresh queue started. Sales waiting in it were not uploaded."
+        )
     if doc["last_error"]:
         error = doc["last_error"]
         print(f"Last error:   {error['at']} {error['message']}")

@@ -10,7 +10,7 @@ import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from receco_agent import __version__
 from receco_agent.backoff import parse_retry_after
@@ -138,24 +138,30 @@ def create_receipt(api_url: str, api_key: str | None, token: str, body: str, tim
     return _read_answer(url, token, status, headers, answer)
 
 
-def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
-    """Return (reachable, detail): whether a Receco service answers at ``api_url``.
+# No receipt has this token (tokens are "rcpt_<time>_<random>"): looking it up proves the
+# service is there and, with a key, that the key is accepted, without creating anything.
+PROBE_INPUT = '{"token":"rcpt_0_keycheck"}'
 
-    A GET on the creation procedure is refused with 405 in the service's error envelope,
-    which proves the service is there without creating or looking anything up.
-    """
-    url = f"{api_url}/trpc/createReceiptFromPOS"
-    request = urllib.request.Request(url, headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
+
+def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
+    """Return (reachable, detail): whether a Receco service answers at ``api_url``, and
+    what it made of ``api_key`` (detail starts with "API key refused" when it refused it)."""
+    url = f"{api_url}/trpc/getReceipt"
+    request = urllib.request.Request(f"{url}?input={quote(PROBE_INPUT)}", headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, _, body, error = _call(request, timeout)
     if status is None:
         return False, error
     document = _json(body)
-    if isinstance(document, dict) and ("error" in document or "result" in document):
-        return True, f"service answered HTTP {status}"
-    return (
-        False,
-        f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl",
-    )
+    error_body = document.get("error") if isinstance(document, dict) else None
+    if not isinstance(document, dict) or ("result" not in document and not isinstance(error_body, dict)):
+        return False, f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl"
+    if status in (401, 403):
+        return True, f"API key refused by the service: {error_body.get('message')}"
+    if not api_key:
+        return True, "the service answers (no API key configured)"
+    if status == 429:
+        return True, "the service answers (rate limited: the key could not be checked now)"
+    return True, "the service answers and accepts the API key"
 
 
 def service_wide(answer: Answer) -> bool:

@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING
 
 from receco_agent import client
@@ -154,51 +154,68 @@ class Forwarder:
         log.info("Forwarder stopped")
 
     def drain(self) -> float:
-        """Upload due rows until none is left or no request gets through.
-
-        Returns the seconds to wait before the next pass.
-        """
+        """Upload due rows, IN_FLIGHT batches at a time, until none is left or the service
+        stops answering. Returns the seconds to wait before the next pass."""
         self._maybe_prune()
-        while not self._stop.is_set():
-            entries = [e for e in self.agent.outbox.pending(BATCH_CALLS * IN_FLIGHT) if self.agent.claim(e.token)]
-            if not entries:
-                self._draining = False
-                with self._lock:
-                    self.failures = 0
-                return self._idle_wait()
-            self._draining = True
-            try:
-                groups = batches(entries)
-                results = self._send_all(groups)
-            finally:
-                for entry in entries:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="receco-upload")
+        in_flight: dict[Future, list[Entry]] = {}
+        blocked: list[client.Answer] = []
+        try:
+            while True:
+                if not blocked and not self._stop.is_set():
+                    self._top_up(in_flight)
+                if not in_flight:
+                    break
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    group = in_flight.pop(future)
+                    for entry in group:
+                        self.agent.release(entry.token)
+                    result = future.result()
+                    self.agent.settle(group, result)
+                    if isinstance(result, client.Answer) and client.service_wide(result):
+                        blocked.append(result)
+        finally:
+            for group in in_flight.values():  # only after an unexpected error
+                for entry in group:
                     self.agent.release(entry.token)
-            blocked = [a for a in results if isinstance(a, client.Answer) and client.service_wide(a)]
-            for group, answer in zip(groups, results, strict=True):
-                self.agent.settle(group, answer)
-            if blocked and len(blocked) == len(groups):
-                # Not one request got through: the service or the link is down.
-                with self._lock:
-                    self.failures += 1
-                    wait = next_wait(self.failures, max((a.retry_after or 0) for a in blocked) or None, self._rng)
-                log.warning("Queue paused: %d failure(s) in a row, next try in %.1f s", self.failures, wait)
-                return wait
+        self._draining = False
+        if self._stop.is_set():
+            return 0.0
+        if blocked:
+            # The service or the link is down: the whole queue waits.
+            retry_after = max((answer.retry_after or 0) for answer in blocked) or None
             with self._lock:
-                self.failures = 0
-        return 0.0
+                self.failures += 1
+                wait_for = next_wait(self.failures, retry_after, self._rng)
+            log.warning("Queue paused: %d failure(s) in a row, next try in %.1f s", self.failures, wait_for)
+            return wait_for
+        with self._lock:
+            self.failures = 0
+        return self._idle_wait()
+
+    def _top_up(self, in_flight: dict[Future, list[Entry]]) -> None:
+        """Send batches of due rows until IN_FLIGHT requests are out (rows in flight are claimed)."""
+        free = IN_FLIGHT - len(in_flight)
+        if free <= 0:
+            return
+        claimed = sum(len(group) for group in in_flight.values())
+        rows = self.agent.outbox.pending(claimed + BATCH_CALLS * free)
+        entries = [entry for entry in rows if self.agent.claim(entry.token)]
+        groups = batches(entries)
+        for group in groups[:free]:
+            self._draining = True
+            in_flight[self._pool.submit(self._send, group)] = group
+        for group in groups[free:]:
+            for entry in group:
+                self.agent.release(entry.token)
 
     def _idle_wait(self) -> float:
         due = self.agent.outbox.next_due()
         if due is None:
             return IDLE_SECONDS
         return min(IDLE_SECONDS, max(0.05, due - time.time()))
-
-    def _send_all(self, groups: list[list[Entry]]) -> list[list[client.Answer] | client.Answer]:
-        if len(groups) == 1:
-            return [self._send(groups[0])]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="receco-upload")
-        return list(self._pool.map(self._send, groups))
 
     def _send(self, group: list[Entry]) -> list[client.Answer] | client.Answer:
         connection = getattr(self._local, "connection", None)

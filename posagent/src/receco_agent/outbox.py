@@ -10,6 +10,7 @@ the file."""
 import json
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -106,6 +107,7 @@ class Outbox:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_lock = threading.Lock()
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
@@ -162,7 +164,9 @@ class Outbox:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._connect() as conn:
+        # Writers of this process take turns here rather than in SQLite's busy handler,
+        # which sleeps and retries: under a burst of sales some waited past the timeout.
+        with self._write_lock, self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
