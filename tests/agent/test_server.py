@@ -125,7 +125,7 @@ def test_a_reassigned_short_code_is_answered_and_recorded(agent_server, fake_ser
 
 def test_a_refusal_during_the_sale_goes_back_to_the_pos(agent_server, fake_service):
     fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
-    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-unknown"})
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
     assert status == 404
     assert answer == {
         "status": "error",
@@ -436,3 +436,46 @@ def test_a_burst_of_600_sales_from_64_threads_is_served_without_a_refusal(offlin
     assert len(statuses) == 600
     assert [s for s in statuses if s != 200] == []
     assert offline_agent.agent.outbox.summary()["pending"] == 600
+
+
+def test_a_sale_for_another_merchant_is_400(agent_server, fake_service):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-2"})
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "merchantId 'shop-2' is not the merchant this agent is set up for ('test-shop')"},
+    )
+    assert fake_service.requests == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"merchantName": "Mama\u0000Put"}, "merchantName must not contain NUL characters"),
+        ({"location": "Lekki \ud800"}, "location must not contain a lone surrogate (U+D800)"),
+        (
+            {"items": [{"name": "Tea\udc00", "quantity": 1, "unitPrice": 1}]},
+            "items[0].name must not contain a lone surrogate (U+DC00)",
+        ),
+        ({"cashierId": "c\u00007"}, "cashierId must not contain NUL characters"),
+    ],
+)
+def test_text_the_service_would_refuse_gets_no_qr_code(offline_agent, change, message):
+    raw = json.dumps({**SALE, **change}).replace("\\\\u", "\\u").encode()
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", None, raw=raw)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+    assert offline_agent.agent.outbox.summary()["pending"] == 0
+
+
+def test_a_sale_too_large_for_the_service_once_encoded_gets_no_qr_code(offline_agent):
+    # 500 items of characters that take 4 bytes in UTF-8 but 12 as a JSON escape: under
+    # the agent's 1 MiB as the POS sends it, over the service's once encoded.
+    items = [{"name": "\U0001f35b" * 200, "quantity": 1, "unitPrice": 1, "sku": "\U0001f35b" * 64}] * 500
+    raw = json.dumps({**SALE, "items": items, "totalAmount": 500}, ensure_ascii=False).encode()
+    assert len(raw) < 1024 * 1024
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", None, raw=raw)
+    assert status == 400
+    assert re.fullmatch(
+        r"The sale is \d+ bytes once encoded for the service, which accepts at most 1048576: send fewer or "
+        r"shorter items",
+        answer["error"],
+    )

@@ -12,6 +12,7 @@ from receco_agent import __version__, client, qr
 from receco_agent.config import Settings
 from receco_agent.forwarder import Forwarder, outcome_of
 from receco_agent.outbox import DuplicateKey, Entry, Outbox, Outcome
+from receco_agent.service_rules import MAX_BODY_BYTES
 from receco_agent.tokens import new_short_code, new_token
 from receco_agent.transactions import (
     InvalidTransaction,
@@ -156,11 +157,24 @@ class Agent:
             earlier = self.outbox.by_key(idempotency_key)
             if earlier is not None:
                 return self._answer_again(earlier)
+        configured = self.settings.merchant_id
+        if configured and tx.merchant_id != configured:
+            return 400, {
+                "status": "error",
+                "error": f"merchantId {tx.merchant_id!r} is not the merchant this agent is set up for ({configured!r})",
+            }
         token, short_code = new_token(), new_short_code()
         payload = json.dumps(
             to_service_input(tx, token, short_code, datetime.now(UTC)),
             separators=(",", ":"),
         )
+        size = len(payload.encode("utf-8"))
+        if size > MAX_BODY_BYTES:
+            return 400, {
+                "status": "error",
+                "error": f"The sale is {size} bytes once encoded for the service, which accepts at most "
+                f"{MAX_BODY_BYTES}: send fewer or shorter items",
+            }
         self.claim(token)
         try:
             try:
