@@ -1,4 +1,4 @@
-"""Agent settings (spec 2.5): a JSON file in the agent's home directory, each setting
+"""Agent settings: a JSON file in the agent's home directory, each setting
 overridable by an environment variable. Every invalid value fails with a message naming
 the setting, where it came from and what is expected."""
 
@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import platformdirs
 
 CONFIG_FILE = "config.json"
+# The Windows service's name (service_install registers it, winservice runs as it).
+WINDOWS_SERVICE = "RececoAgent"
 QUEUE_FILE = "queue.sqlite3"
 HOME_ENV = "RECECO_AGENT_HOME"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")

@@ -15,14 +15,12 @@ import random
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from receco_agent import client
 from receco_agent.backoff import delay, next_wait
-from receco_agent.outbox import Entry, Outcome
-
-if TYPE_CHECKING:
-    from receco_agent.agent import Agent
+from receco_agent.config import Settings
+from receco_agent.outbox import Entry, Outbox, Outcome
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +59,25 @@ def batches(entries: list[Entry], calls: int = BATCH_CALLS, size: int = BATCH_BY
     return result
 
 
+class Owner(Protocol):
+    """What the forwarder needs of the agent that owns it."""
+
+    settings: Settings
+    outbox: Outbox
+
+    def claim(self, token: str) -> bool: ...
+
+    def release(self, token: str) -> None: ...
+
+    def settle(self, entries: list[Entry], answer: list[client.Answer] | client.Answer) -> None: ...
+
+    def check_service(self) -> None: ...
+
+
 class Forwarder:
     """Uploads pending sales of ``agent``'s queue in a thread of its own."""
 
-    def __init__(self, agent: "Agent", timeout: float, rng: random.Random | None = None):
+    def __init__(self, agent: Owner, timeout: float, rng: random.Random | None = None):
         self.agent = agent
         self.timeout = timeout
         self.failures = 0
