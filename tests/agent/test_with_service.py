@@ -77,7 +77,7 @@ def receipts_by_token(tokens) -> dict[str, int]:
 
 
 def test_an_online_sale_reaches_the_service(tmp_path, api_url, live_server):
-    running = run_agent_server(make_settings(tmp_path, api_url), forwarder=False)
+    running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="test-agent-shop"), forwarder=False)
     try:
         status, answer, _ = post_json(f"{running.url}/transactions", sale())
     finally:
@@ -107,7 +107,7 @@ def test_an_online_sale_reaches_the_service(tmp_path, api_url, live_server):
 
 
 def test_an_online_refusal_is_returned_to_the_pos(tmp_path, api_url):
-    running = run_agent_server(make_settings(tmp_path, api_url), forwarder=False)
+    running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="unknown-shop"), forwarder=False)
     try:
         status, answer, _ = post_json(f"{running.url}/transactions", sale("unknown-shop"))
         summary = running.agent.outbox.summary()
@@ -191,8 +191,10 @@ def test_kill_9_during_a_batched_drain_then_restart_uploads_each_exactly_once(
 
 
 def test_a_refused_sale_ends_failed_and_clear_queue_removes_it(agent_process, api_url, closed_api_url):
-    agent_process.start(RECECO_API_URL=closed_api_url)
+    agent_process.start(RECECO_API_URL=closed_api_url, RECECO_MERCHANT_ID="unknown-shop")
     refused = post_json(f"{agent_process.url}/transactions", sale("unknown-shop"))[1]["receiptId"]
+    agent_process.terminate()
+    agent_process.start(RECECO_API_URL=closed_api_url)
     accepted = post_json(f"{agent_process.url}/transactions", sale())[1]["receiptId"]
     agent_process.terminate()
 
@@ -327,7 +329,9 @@ def test_a_refused_key_is_returned_at_the_till(
 ):
     if key_state == "revoked":
         revoke_key(other_live_key.api_key)
-    running = run_agent_server(make_settings(tmp_path, api_url, api_key=other_live_key.key), forwarder=False)
+    running = run_agent_server(
+        make_settings(tmp_path, api_url, merchant_id="mama-put", api_key=other_live_key.key), forwarder=False
+    )
     try:
         answer = post_json(f"{running.url}/transactions", sale("mama-put"))[:2]
         summary = running.agent.outbox.summary()
@@ -344,3 +348,33 @@ def test_the_agent_knows_the_services_key_form_and_checksum():
         assert (key_problem(key), well_formed(key) is not None) == (None, True)
         assert (key_problem(mistyped) is not None, well_formed(mistyped)) == (True, None)
         assert (key_problem(key[:-1]) is not None, well_formed(key[:-1])) == (True, None)
+
+
+def test_the_breakdown_and_the_card_reach_the_service(tmp_path, api_url):
+    running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="test-agent-shop"), forwarder=False)
+    breakdown = {
+        "subtotalAmount": 350000,
+        "discountAmount": 50000,
+        "tipAmount": 10000,
+        "totalAmount": 332500,
+        "taxLines": [{"name": "VAT", "rate": 7.5, "taxableAmount": 300000, "taxAmount": 22500, "inclusive": False}],
+        "paymentDetails": {"cardBrand": "Verve", "cardLast4": "4242", "authorizationCode": "A1B2C3"},
+    }
+    try:
+        status, answer, _ = post_json(f"{running.url}/transactions", sale(**breakdown))
+    finally:
+        stop_agent_server(running)
+    assert (status, answer["status"]) == (200, "success")
+    assert "queued" not in answer
+    _, body = get_json(f"{api_url}/trpc/getReceipt?input=" + quote(json.dumps({"token": answer["receiptId"]})))
+    data = body["result"]["data"]
+    assert (data["subtotal_amount"], data["discount_amount"], data["tip_amount"], data["total_amount"]) == (
+        350000,
+        50000,
+        10000,
+        332500,
+    )
+    assert data["tax_lines"] == [
+        {"name": "VAT", "rate": 7.5, "taxable_amount": 300000, "tax_amount": 22500, "inclusive": False}
+    ]
+    assert data["payment_details"] == {"card_brand": "Verve", "card_last4": "4242", "authorization_code": "A1B2C3"}
