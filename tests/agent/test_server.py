@@ -479,3 +479,38 @@ def test_a_sale_too_large_for_the_service_once_encoded_gets_no_qr_code(offline_a
         r"shorter items",
         answer["error"],
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "receiptId must be the sale's receiptId (or its short code)"),
+        (
+            {"receiptId": "rcpt_abc_123456", "amount": 0},
+            "amount must be an integer from 1 to 1000000000000000 (minor currency units)",
+        ),
+        (
+            {"receiptId": "rcpt_abc_123456", "items": [{"index": -1, "quantity": 1}]},
+            "items[0].index must be the item's place in the sale, from 0",
+        ),
+        (
+            {"receiptId": "rcpt_abc_123456", "amount": 5, "items": [{"index": 0, "quantity": 1}]},
+            "Give an amount or items to refund, not both",
+        ),
+        ({"receiptId": "rcpt_abc_123456", "reason": "x" * 201}, "reason must be a string of at most 200 characters"),
+        ({"receiptId": "rcpt_abc_123456", "reason": "bad\u0000"}, "reason must not contain NUL characters"),
+    ],
+)
+def test_invalid_refunds_are_400(offline_agent, body, message):
+    status, answer, _ = post_json(f"{offline_agent.url}/refunds", body)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+    assert offline_agent.agent.outbox.summary()["pending"] == 0
+
+
+def test_a_refund_retried_with_its_key_answers_the_first_answer(offline_agent):
+    body = {"receiptId": "rcpt_abc_123456", "amount": 500}
+    first = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
+    again = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
+    assert (first["queued"], first["shortCode"]) == (True, None)
+    assert again["receiptId"] == first["receiptId"]
+    assert offline_agent.agent.outbox.summary()["pending"] == 1

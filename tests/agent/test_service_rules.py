@@ -10,6 +10,7 @@ from receco_agent.transactions import InvalidTransaction, validate
 from rest_framework import serializers
 
 from merchants.models import string_id_validator
+from receipts.refunds import RefundSerializer
 from receipts.validation import (
     CARD_NUMBER_RE,
     SaleSerializer,
@@ -39,6 +40,7 @@ def _rule(field) -> tuple:
 
 def test_the_agents_field_rules_are_the_services():
     assert _rule(SaleSerializer()) == ("object", service_rules.SALE)
+    assert _rule(RefundSerializer()) == ("object", service_rules.REFUND)
 
 
 def test_the_agents_patterns_and_limits_are_the_services():

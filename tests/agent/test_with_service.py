@@ -378,3 +378,44 @@ def test_the_breakdown_and_the_card_reach_the_service(tmp_path, api_url):
         {"name": "VAT", "rate": 7.5, "taxable_amount": 300000, "tax_amount": 22500, "inclusive": False}
     ]
     assert data["payment_details"] == {"card_brand": "Verve", "card_last4": "4242", "authorization_code": "A1B2C3"}
+
+
+def test_a_refund_is_answered_at_once_and_reaches_the_service(tmp_path, api_url):
+    running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="test-agent-shop"), forwarder=False)
+    try:
+        sold = post_json(f"{running.url}/transactions", sale())[1]
+        status, answer, _ = post_json(
+            f"{running.url}/refunds",
+            {"receiptId": sold["receiptId"], "items": [{"index": 1, "quantity": 1}], "reason": "Warm drink"},
+        )
+    finally:
+        stop_agent_server(running)
+    assert status == 200
+    refund = Receipt.objects.get(token=answer["receiptId"])
+    assert answer == {
+        "receiptId": refund.token,
+        "refundOf": sold["receiptId"],
+        "receiptUrl": f"http://web.test/app/receipt/{refund.token}",
+        "qrCodeUrl": answer["qrCodeUrl"],
+        "shortCode": refund.short_code,
+        "amount": 50000,
+        "status": "success",
+    }
+    assert refund.refund_of.token == sold["receiptId"]
+
+
+def test_a_refund_of_a_queued_sale_goes_up_after_it(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    sold = post_json(f"{agent_process.url}/transactions", sale())[1]
+    status, refund, _ = post_json(f"{agent_process.url}/refunds", {"receiptId": sold["receiptId"], "amount": 1000})
+    assert (status, refund["shortCode"], refund["queued"]) == (200, None, True)
+    agent_process.terminate()
+    # The refund was made after the sale, but let the queue hold it first: order is by sale.
+    queue = Outbox(agent_process.home / "queue.sqlite3")
+    assert [e.token for e in queue.pending()] == [sold["receiptId"]]
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    stored = Receipt.objects.get(token=refund["receiptId"])
+    assert (stored.refund_of.token, stored.total_amount) == (sold["receiptId"], 1000)
+    assert queue.get(refund["receiptId"]).state == "done"

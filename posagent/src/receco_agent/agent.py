@@ -11,7 +11,9 @@ from typing import TextIO
 from receco_agent import __version__, client, qr
 from receco_agent.config import Settings
 from receco_agent.forwarder import Forwarder, outcome_of
-from receco_agent.outbox import DuplicateKey, Entry, Outbox, Outcome
+from receco_agent.outbox import CREATE_RECEIPT, DuplicateKey, Entry, Outbox, Outcome
+from receco_agent.refunds import REFUND_PROCEDURE, parse_refund
+from receco_agent.refunds import to_service_input as refund_input
 from receco_agent.service_rules import MAX_BODY_BYTES
 from receco_agent.tokens import new_short_code, new_token
 from receco_agent.transactions import (
@@ -65,20 +67,24 @@ class Agent:
         self.online = online
         self.last_contact = iso_utc(datetime.now(UTC))
 
-    def upload(self, token: str, body: str, timeout: float, during_sale: bool) -> client.Answer:
+    def upload(
+        self, token: str, body: str, timeout: float, during_sale: bool, procedure: str = CREATE_RECEIPT
+    ) -> client.Answer:
         """Send one queued sale and record the outcome in the queue.
 
         A refusal during a sale removes the row (the POS is told); during draining it marks
         the row failed. A transient failure leaves the row pending.
         """
-        answer = client.create_receipt(self.settings.api_url, self.settings.api_key, token, body, timeout)
+        answer = client.create_receipt(
+            self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
+        )
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
             requested = json.loads(body).get("short_code")
             assigned = answer.data.get("short_code") or requested
             receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
             self.outbox.mark_done(token, receipt_id, assigned)
-            if assigned != requested:
+            if requested and assigned != requested:
                 log.warning(
                     "Short code %s was taken: the service gave receipt %s the code %s; "
                     "the receipt is still found by its QR code and by %s",
@@ -207,6 +213,61 @@ class Agent:
             self.release(token)
         return self._answer(token, short_code, tx.total_amount, answer)
 
+    def refund(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
+        """Handle one POS refund; return (HTTP status, JSON answer).
+
+        The refund is queued like a sale and uploaded after its sale when that one is still
+        queued. The service gives the refund its short code: the answer has it when the
+        refund went up at once, else ``shortCode`` is null and ``queued`` true.
+        """
+        try:
+            refund = parse_refund(body)
+        except InvalidTransaction as exc:
+            return 400, {"status": "error", "error": str(exc)}
+        idempotency_key = idempotency_key or refund.transaction_id
+        if idempotency_key is not None:
+            earlier = self.outbox.by_key(idempotency_key)
+            if earlier is not None:
+                return self._answer_again(earlier)
+        token = new_token()
+        payload = json.dumps(refund_input(refund, token), separators=(",", ":"))
+        original = self.outbox.get(refund.receipt_id)
+        self.claim(token)
+        try:
+            try:
+                self.outbox.add(
+                    token, "", payload, idempotency_key=idempotency_key, procedure=REFUND_PROCEDURE,
+                    after_token=refund.receipt_id,
+                )  # fmt: skip
+            except DuplicateKey:
+                return self._answer_again(self.outbox.by_key(idempotency_key))
+            except Exception as exc:
+                log.exception("Could not store refund %s in the local queue", token)
+                return 500, {"status": "error", "error": f"Could not store the refund in the local queue: {exc}"}
+            if (original is not None and original.state == "pending") or self.forwarder.draining():
+                answer = client.Answer(client.TRANSIENT, None, "queued behind its sale")
+            else:
+                answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True, procedure=REFUND_PROCEDURE)
+        finally:
+            self.release(token)
+        if answer.kind == client.REFUSED:
+            return answer.status, {"status": "error", "error": answer.message, "code": answer.code}
+        receipt_url = self.settings.receipt_url(token)
+        result = {
+            "receiptId": token,
+            "refundOf": refund.receipt_id,
+            "receiptUrl": receipt_url,
+            "qrCodeUrl": qr.png_data_url(receipt_url),
+            "shortCode": answer.data.get("short_code") if answer.kind == client.CONFIRMED else None,
+            "status": "success",
+        }
+        if answer.kind == client.CONFIRMED:
+            result["amount"] = answer.data.get("amount")
+        else:
+            result["queued"] = True
+            self.forwarder.notify_queued()
+        return 200, result
+
     def _answer_again(self, entry: Entry | None) -> tuple[int, dict]:
         if entry is None:  # removed meanwhile (e.g. 'clear-queue' of a failed sale)
             return 409, {"status": "error", "error": "This Idempotency-Key was used for a sale no longer in the queue"}
@@ -217,7 +278,7 @@ class Agent:
             "receiptId": entry.token,
             "receiptUrl": receipt_url,
             "qrCodeUrl": qr.png_data_url(receipt_url),
-            "shortCode": entry.assigned_short_code or entry.short_code,
+            "shortCode": entry.assigned_short_code or entry.short_code or None,
             "status": "success",
         }
         if entry.state == "pending":

@@ -128,9 +128,11 @@ def _classify(url: str, token: str, status: int, headers: dict, document: object
     return Answer(TRANSIENT, status, message, code, retry_after=retry_after)
 
 
-def create_receipt(api_url: str, api_key: str | None, token: str, body: str, timeout: float) -> Answer:
-    """POST ``body`` (the JSON createReceiptFromPOS input for ``token``) and classify the answer."""
-    url = f"{api_url}/trpc/createReceiptFromPOS"
+def create_receipt(
+    api_url: str, api_key: str | None, token: str, body: str, timeout: float, procedure: str = "createReceiptFromPOS"
+) -> Answer:
+    """POST ``body`` (the JSON input of ``procedure`` for ``token``) and classify the answer."""
+    url = f"{api_url}/trpc/{procedure}"
     request = urllib.request.Request(url, data=body.encode("utf-8"), headers=_headers(api_key), method="POST")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, headers, answer, error = _call(request, timeout)
     if status is None:

@@ -56,6 +56,7 @@ ALTER TABLE outbox ADD COLUMN procedure TEXT NOT NULL DEFAULT 'createReceiptFrom
 ALTER TABLE outbox ADD COLUMN next_attempt_at REAL NOT NULL DEFAULT 0;
 ALTER TABLE outbox ADD COLUMN alone INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE outbox ADD COLUMN idempotency_key TEXT;
+ALTER TABLE outbox ADD COLUMN after_token TEXT;
 -- serves the look-up of a POS's retry by its Idempotency-Key
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox (idempotency_key);
 """
@@ -183,6 +184,7 @@ class Outbox:
         local: dict | None = None,
         idempotency_key: str | None = None,
         procedure: str = CREATE_RECEIPT,
+        after_token: str | None = None,
     ) -> None:
         """Commit a new pending sale (``body``: its JSON service input); returns once durable.
 
@@ -193,8 +195,18 @@ class Outbox:
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at, idempotency_key,"
-                    " procedure) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (token, short_code, body, json.dumps(local or {}), now, now, idempotency_key, procedure),
+                    " procedure, after_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        token,
+                        short_code,
+                        body,
+                        json.dumps(local or {}),
+                        now,
+                        now,
+                        idempotency_key,
+                        procedure,
+                        after_token,
+                    ),
                 )
         except sqlite3.IntegrityError:
             if idempotency_key is not None and self.by_key(idempotency_key) is not None:
@@ -208,10 +220,14 @@ class Outbox:
         return _entry(row) if row else None
 
     def pending(self, limit: int = 100, now: float | None = None) -> list[Entry]:
-        """Return up to ``limit`` pending sales due for a try at ``now`` (epoch seconds), oldest first."""
+        """Return up to ``limit`` pending sales due for a try at ``now`` (epoch seconds), oldest first.
+
+        A row to be sent after another (a refund of a queued sale) waits while that one is pending.
+        """
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT * FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+                "SELECT * FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? AND (after_token IS NULL"
+                " OR after_token NOT IN (SELECT token FROM outbox WHERE state = 'pending')) ORDER BY id LIMIT ?",
                 (time.time() if now is None else now, limit),
             ).fetchall()
         return [_entry(row) for row in rows]

@@ -25,7 +25,8 @@ class AgentHandler(Handler):
     def do_POST(self) -> None:
         if not self.host_allowed():
             return
-        if self.path.split("?")[0] != "/transactions":
+        path = self.path.split("?")[0]
+        if path not in ("/transactions", "/refunds"):
             self.close_connection = True
             self.send_error_json(404, f"No such endpoint: POST {self.path.split('?')[0]}")
             return
@@ -38,7 +39,8 @@ class AgentHandler(Handler):
                     return
                 body = self.read_json_body(MAX_BODY_BYTES)
                 if body is not None:
-                    status, answer = self.server.agent.accept(body, key.strip() if key else None)
+                    handle = self.server.agent.accept if path == "/transactions" else self.server.agent.refund
+                    status, answer = handle(body, key.strip() if key else None)
                     self.send_json(status, answer)
         except Stopping:
             self.close_connection = True

@@ -74,3 +74,16 @@ def text_problem(value: str) -> str | None:
         if "\ud800" <= char <= "\udfff":
             return f"must not contain a lone surrogate (U+{ord(char):04X})"
     return None
+
+
+REFUND_LINE = {
+    "index": ("int", 0, 499),
+    "quantity": ("int", 1, None),
+}
+REFUND = {
+    "token": ("text", 64),
+    "refund_token": ("text", 64),
+    "amount": ("int", 1, MAX_AMOUNT),
+    "items": ("list", None, ("object", REFUND_LINE)),
+    "reason": ("text", 200),
+}

@@ -129,7 +129,7 @@ def validate(data: object) -> Transaction:
     """Return the Transaction of a decoded JSON value; raise InvalidTransaction if it is not one."""
     if not isinstance(data, dict):
         raise InvalidTransaction("Request body must be a JSON object")
-    _check_texts(data, "")
+    check_texts(data, "")
     missing = [k for k in ("merchantId", "items", "totalAmount") if data.get(k) is None]
     if missing:
         raise InvalidTransaction("Missing required field(s): " + ", ".join(missing))
@@ -164,7 +164,7 @@ def validate(data: object) -> Transaction:
     return Transaction(merchant_id.strip(), items_, total, strings, transaction_id or None, breakdown)
 
 
-def _check_texts(value: object, where: str) -> None:
+def check_texts(value: object, where: str) -> None:
     """Refuse NUL characters and lone surrogates anywhere, naming the field (as the service does)."""
     if isinstance(value, dict):
         for key, inner in value.items():
@@ -172,10 +172,10 @@ def _check_texts(value: object, where: str) -> None:
             problem = text_problem(str(key))
             if problem:
                 raise InvalidTransaction(f"{path}: the field name {problem}")
-            _check_texts(inner, path)
+            check_texts(inner, path)
     elif isinstance(value, list):
         for index, inner in enumerate(value):
-            _check_texts(inner, f"{where}[{index}]")
+            check_texts(inner, f"{where}[{index}]")
     elif isinstance(value, str):
         problem = text_problem(value)
         if problem:
