@@ -514,3 +514,11 @@ def test_a_refund_retried_with_its_key_answers_the_first_answer(offline_agent):
     assert (first["queued"], first["shortCode"]) == (True, None)
     assert again["receiptId"] == first["receiptId"]
     assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server, fake_service):
+    agent_server.agent.forwarder._draining = True
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["status"], answer["queued"]) == (200, "success", True)
+    assert fake_service.requests == []
+    assert agent_server.agent.outbox.get(answer["receiptId"]).state == "pending"

@@ -198,7 +198,7 @@ class Agent:
                     "status": "error",
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
-            if self.forwarder.draining():
+            if self.forwarder.draining() and self.settings.offline_mode:
                 # A backlog is being uploaded: this sale joins it rather than make the POS wait.
                 answer = client.Answer(client.TRANSIENT, None, "queued behind the backlog")
             else:
