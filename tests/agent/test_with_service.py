@@ -419,3 +419,4 @@ def test_a_refund_of_a_queued_sale_goes_up_after_it(agent_process, api_url, clos
     stored = Receipt.objects.get(token=refund["receiptId"])
     assert (stored.refund_of.token, stored.total_amount) == (sold["receiptId"], 1000)
     assert queue.get(refund["receiptId"]).state == "done"
+    assert agent_process.health()["short_code_changes"] == []  # a refund's code is the service's, not a change

@@ -139,7 +139,7 @@ class Agent:
                 log.error("The service refused receipt %s: HTTP %s %s", entry.token, outcome.status, outcome.error)
             elif outcome.state == "retry":
                 log.warning("Upload of receipt %s did not go through: %s", entry.token, outcome.error)
-            elif outcome.assigned_short_code and outcome.assigned_short_code != entry.short_code:
+            elif entry.short_code and outcome.assigned_short_code not in (None, entry.short_code):
                 log.warning(
                     "Short code %s was taken: the service gave receipt %s the code %s",
                     entry.short_code,

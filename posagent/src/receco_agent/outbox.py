@@ -372,7 +372,7 @@ class Outbox:
             ).fetchall()
             changed = conn.execute(
                 "SELECT token, short_code, assigned_short_code, confirmed_at FROM outbox"
-                " WHERE state = 'done' AND assigned_short_code IS NOT NULL"
+                " WHERE state = 'done' AND assigned_short_code IS NOT NULL AND short_code != ''"
                 " AND assigned_short_code != short_code ORDER BY id DESC LIMIT 20"
             ).fetchall()
             oldest = conn.execute("SELECT MIN(created_at) FROM outbox WHERE state = 'pending'").fetchone()[0]
