@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "service": (ROOT, ["receco", "receipts", "merchants", "agentapi", "webhooks"]),
+    "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
 
 

@@ -21,6 +21,10 @@ from receco_agent.agent import Agent
 from receco_agent.config import Settings
 from receco_agent.server import AgentServer
 
+# Keys of the service's form with a right checksum (made by merchants.keys.generate_key).
+TEST_KEY = "postest_wb6xQZ7p8Nezff3aCNnSogKIqOyeJWDNY4fLQ3TPI6qu3XsqNw"
+LIVE_KEY = "poslive_OcBSbV4vs8mjYqIYPA4074GyeiDcaNet5IaZFPOVZEYl0rRprV"
+
 
 def free_port() -> int:
     """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
@@ -58,6 +62,7 @@ class FakeService:
     script: list[Reply] = field(default_factory=list)
     respond: Callable[[dict], Reply] | None = None
     assign_short_code: str | None = None
+    call: Callable[[dict], Reply | None] | None = None  # answers one call of its own, or None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -65,7 +70,8 @@ class FakeService:
         return f"{self.url}/api"
 
     def tokens(self) -> list[str]:
-        return [r["json"]["token"] for r in self.requests if isinstance(r.get("json"), dict)]
+        """The tokens of the calls received, in order, batched or not."""
+        return [call["token"] for request in self.requests for call in calls_of(request)]
 
     def answer(self, request: dict) -> Reply:
         with self.lock:
@@ -76,7 +82,18 @@ class FakeService:
             return self.respond(request)
         if request["method"] != "POST":
             return Reply(405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported"))
-        body = request["json"]
+        if "?batch=1" in request["path"]:
+            replies = [self.create(call) for call in calls_of(request)]
+            statuses = {reply.status for reply in replies}
+            return Reply(statuses.pop() if len(statuses) == 1 else 207, [reply.body for reply in replies])
+        return self.create(request["json"])
+
+    def create(self, body: dict) -> Reply:
+        """Answer one createReceiptFromPOS call (``call`` first, when set)."""
+        if self.call is not None:
+            reply = self.call(body)
+            if reply is not None:
+                return reply
         with self.lock:
             if body["token"] not in self.receipts:
                 short = self.assign_short_code or body["short_code"]
@@ -97,6 +114,14 @@ class FakeService:
                 }
             },
         )
+
+
+def calls_of(request: dict) -> list[dict]:
+    """The inputs of a request's calls: the body of a single call, the values of a batch."""
+    document = request.get("json")
+    if "?batch=1" in request["path"] and isinstance(document, dict):
+        return [document[str(i)] for i in range(len(document))]
+    return [document] if isinstance(document, dict) else []
 
 
 def service_handler(service: FakeService):

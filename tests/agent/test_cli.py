@@ -11,6 +11,7 @@ import pytest
 from receco_agent.outbox import Outbox
 
 from tests.agent.support import (
+    TEST_KEY,
     AgentProcess,
     Reply,
     agent_command,
@@ -35,7 +36,7 @@ def queue_rows(home, pending=0, failed=0):
     return outbox
 
 
-def test_init_writes_a_private_config(tmp_path):
+def test_init_writes_a_private_config(tmp_path, closed_url):
     home = tmp_path / "home"
     result = run_cli(
         home,
@@ -43,9 +44,9 @@ def test_init_writes_a_private_config(tmp_path):
         "--merchant-id",
         "test-shop",
         "--api-key",
-        "postest_secret",
+        TEST_KEY,
         "--api-url",
-        "https://r.example/api",
+        closed_url,
         "--web-url",
         "https://r.example",
         "--port",
@@ -55,21 +56,55 @@ def test_init_writes_a_private_config(tmp_path):
     path = home / "config.json"
     assert result.stdout == (
         f"Wrote {path} (readable only by you: it holds the API key).\n"
+        f"Could not check the API key now: cannot reach {closed_url}/trpc/getReceipt?input=%7B%22token%22%3A%22"
+        "rcpt_0_keycheck%22%7D: Connection refused\n"
         "Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.\n"
     )
-    assert "postest_secret" not in result.stdout + result.stderr
+    assert TEST_KEY not in result.stdout + result.stderr
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
     assert json.loads(path.read_text()) == {
         "merchantId": "test-shop",
-        "apiKey": "postest_secret",
-        "rececoApiUrl": "https://r.example/api",
+        "apiKey": TEST_KEY,
+        "rececoApiUrl": closed_url,
         "rececoWebUrl": "https://r.example",
         "enableOfflineMode": True,
         "printQRCodes": True,
         "port": 4011,
         "logLevel": "info",
     }
+
+
+def test_init_checks_the_key_with_the_service(tmp_path, fake_service):
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Receipt not found", "getReceipt")))
+    args = ("init", "--merchant-id", "test-shop", "--api-key", TEST_KEY, "--api-url", fake_service.api_url)
+    result = run_cli(tmp_path, *args)
+    assert result.returncode == 0, result.stderr
+    assert f"Checked with {fake_service.api_url}: the service answers and accepts the API key.\n" in result.stdout
+    fake_service.script.append(Reply(401, error_envelope(401, "UNAUTHORIZED", "API key has been revoked")))
+    result = run_cli(tmp_path, *args)
+    assert result.returncode == 1
+    assert result.stderr == (
+        "API key refused by the service: API key has been revoked. Copy the key again from the dashboard and "
+        "run init with --api-key.\n"
+    )
+
+
+def test_init_says_to_restart_a_running_agent(tmp_path, closed_url):
+    home = tmp_path / "home"
+    port = free_port()
+    assert run_cli(home, "init", "--merchant-id", "test-shop", "--port", str(port)).returncode == 0
+    process = AgentProcess(home, {"RECECO_AGENT_PORT": str(port), "RECECO_API_URL": closed_url})
+    try:
+        process.start()
+        result = run_cli(home, "init", "--merchant-id", "test-shop-2")
+    finally:
+        process.stop()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith(
+        f"An agent is running on http://127.0.0.1:{port} with the old settings: restart it to use these "
+        "('receco-agent stop-service' then 'start-service', or Ctrl-C and 'receco-agent start').\n"
+    )
 
 
 def test_init_refuses_a_bad_key_and_says_why(tmp_path):
@@ -282,7 +317,7 @@ def test_an_idle_keep_alive_connection_does_not_hold_up_stopping(tmp_path, fake_
 
 
 def test_the_api_key_is_never_logged_or_shown(tmp_path, fake_service):
-    key = "postest_Zx81secretsecretsecret"
+    key = TEST_KEY
     fake_service.respond = lambda request: Reply(401, error_envelope(401, "UNAUTHORIZED", "Invalid API key"))
     process = AgentProcess(
         tmp_path / "home",
@@ -306,3 +341,18 @@ def test_the_api_key_is_never_logged_or_shown(tmp_path, fake_service):
     assert "Invalid API key" in process.log()
     for text in (process.log(), health, result.stdout, result.stderr):
         assert "Zx81secret" not in text
+
+
+def test_status_reports_a_damaged_queue(tmp_path, closed_url):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "queue.sqlite3").write_bytes(b"not a database" * 100)
+    result = run_cli(home, "status", env={"RECECO_API_URL": closed_url})
+    assert result.returncode == 0, result.stderr
+    [kept] = home.glob("queue.sqlite3.damaged-*")
+    assert "DAMAGED QUEUE: on " in result.stdout
+    assert (
+        f"the queue file was unreadable (file is not a database); it was kept as {kept} and a fresh queue "
+        "started. Sales waiting in it were not uploaded." in result.stdout
+    )
+    assert f"The queue file {home / 'queue.sqlite3'} is damaged" in result.stderr

@@ -114,11 +114,9 @@ def test_a_slow_service_times_out(fake_service):
 
 
 def test_probe(fake_service, closed_url):
-    assert client.probe(fake_service.api_url, None, 5.0) == (
-        True,
-        "service answered HTTP 405",
-    )
+    assert client.probe(fake_service.api_url, None, 5.0) == (True, "the service answers (no API key configured)")
     assert fake_service.requests[0]["method"] == "GET"
+    assert fake_service.requests[0]["path"] == "/api/trpc/getReceipt?input=%7B%22token%22%3A%22rcpt_0_keycheck%22%7D"
     reachable, detail = client.probe(closed_url, None, 5.0)
     assert reachable is False
     assert detail.endswith("Connection refused")
@@ -132,7 +130,10 @@ def _answer_once(raw: bytes) -> client.Answer:
 
     def serve():
         conn, _ = listener.accept()
-        conn.recv(65536)
+        # Read the whole request: closing with unread bytes would reset the connection.
+        received = b""
+        while not received.endswith(BODY.encode()):
+            received += conn.recv(65536)
         conn.sendall(raw)
         conn.close()
 
@@ -162,4 +163,14 @@ def test_a_hang_up_without_answer_is_transient():
     assert (answer.kind, answer.status) == (client.TRANSIENT, None)
     assert answer.message.endswith(
         "/trpc/createReceiptFromPOS failed: RemoteDisconnected('Remote end closed connection without response')"
+    )
+
+
+def test_probe_tells_whether_the_key_is_accepted(fake_service):
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Receipt not found", "getReceipt")))
+    assert client.probe(fake_service.api_url, "postest_k", 5.0) == (True, "the service answers and accepts the API key")
+    fake_service.script.append(Reply(401, error_envelope(401, "UNAUTHORIZED", "Invalid API key", "getReceipt")))
+    assert client.probe(fake_service.api_url, "postest_k", 5.0) == (
+        True,
+        "API key refused by the service: Invalid API key",
     )

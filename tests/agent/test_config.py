@@ -6,6 +6,8 @@ import pytest
 from receco_agent import config
 from receco_agent.config import ConfigError
 
+from tests.agent.support import LIVE_KEY, TEST_KEY
+
 
 def write(home, data):
     home.mkdir(parents=True, exist_ok=True)
@@ -40,7 +42,7 @@ def test_the_file_is_read(tmp_path):
         tmp_path,
         {
             "merchantId": "test-shop",
-            "apiKey": "postest_abc",
+            "apiKey": TEST_KEY,
             "rececoApiUrl": "https://receco.example/api/",
             "rececoWebUrl": "https://receco.example",
             "enableOfflineMode": False,
@@ -51,7 +53,7 @@ def test_the_file_is_read(tmp_path):
     )
     settings = config.load(tmp_path, env={})
     assert settings.merchant_id == "test-shop"
-    assert settings.api_key == "postest_abc"
+    assert settings.api_key == TEST_KEY
     assert settings.api_url == "https://receco.example/api"
     assert settings.procedure_url("getReceipt") == "https://receco.example/api/trpc/getReceipt"
     assert settings.receipt_url("rcpt_a_b") == "https://receco.example/app/receipt/rcpt_a_b"
@@ -65,7 +67,7 @@ def test_environment_overrides_the_file(tmp_path):
     write(tmp_path, {"merchantId": "test-file", "port": 4001, "enableOfflineMode": True})
     env = {
         "RECECO_MERCHANT_ID": "test-env",
-        "RECECO_API_KEY": "poslive_xyz",
+        "RECECO_API_KEY": LIVE_KEY,
         "RECECO_API_URL": "http://10.0.0.5:8000/api",
         "RECECO_WEB_URL": "http://10.0.0.5:8000",
         "RECECO_OFFLINE_MODE": "off",
@@ -74,7 +76,7 @@ def test_environment_overrides_the_file(tmp_path):
         "RECECO_LOG_LEVEL": "warning",
     }
     settings = config.load(tmp_path, env=env)
-    assert (settings.merchant_id, settings.api_key) == ("test-env", "poslive_xyz")
+    assert (settings.merchant_id, settings.api_key) == ("test-env", LIVE_KEY)
     assert (settings.api_url, settings.web_url) == (
         "http://10.0.0.5:8000/api",
         "http://10.0.0.5:8000",
@@ -172,12 +174,12 @@ def test_missing_merchant_id_says_how_to_set_it(tmp_path):
 
 def test_write_creates_a_private_file_and_merges(tmp_path):
     home = tmp_path / "home"
-    path = config.write(home, {"merchantId": "test-a", "apiKey": "postest_k1", "port": 4100})
+    path = config.write(home, {"merchantId": "test-a", "apiKey": TEST_KEY, "port": 4100})
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     config.write(home, {"rececoApiUrl": "https://r.example/api", "merchantId": None})
     data = json.loads(path.read_text())
     assert data["merchantId"] == "test-a"
-    assert data["apiKey"] == "postest_k1"
+    assert data["apiKey"] == TEST_KEY
     assert data["port"] == 4100
     assert data["rececoApiUrl"] == "https://r.example/api"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
@@ -206,3 +208,24 @@ def test_init_derives_the_web_url_unless_given(tmp_path):
         tmp_path / "b", {"rececoApiUrl": "https://r.example/api", "rececoWebUrl": "https://receipts.example"}
     )
     assert json.loads(path.read_text())["rececoWebUrl"] == "https://receipts.example"
+
+
+def test_a_key_of_the_right_form_with_a_wrong_checksum_is_refused():
+    mistyped = TEST_KEY[:20] + ("A" if TEST_KEY[20] != "A" else "B") + TEST_KEY[21:]
+    assert config.key_problem(TEST_KEY) is None
+    assert config.key_problem(LIVE_KEY) is None
+    assert config.key_problem(mistyped) == (
+        "its checksum does not match: a character was mistyped or the key was cut short"
+    )
+    assert config.key_problem("postest_...") == (
+        "its form is wrong: 58 characters, postest_ or poslive_ then 50 letters and digits"
+    )
+
+
+def test_the_readmes_placeholder_key_is_refused_at_init(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        config.write(tmp_path, {"merchantId": "test-shop", "apiKey": "postest_..."})
+    assert str(caught.value) == (
+        "apiKey must be a Receco API key as the dashboard showed it, copied whole (its form is wrong: 58 "
+        "characters, postest_ or poslive_ then 50 letters and digits); got 'postest_...'"
+    )

@@ -5,9 +5,10 @@ import time
 
 import pytest
 from receco_agent.agent import Agent
-from receco_agent.forwarder import IDLE_SECONDS
+from receco_agent.forwarder import IDLE_SECONDS, batches
+from receco_agent.outbox import Entry
 
-from tests.agent.support import Reply, error_envelope, make_settings, wait_until
+from tests.agent.support import Reply, calls_of, error_envelope, make_settings, wait_until
 
 
 @pytest.fixture
@@ -18,9 +19,13 @@ def agent(tmp_path, fake_service):
     agent.forwarder.stop(10)
 
 
-def queue(agent, count):
+def queue_more(agent, count):
+    return queue(agent, count, first=1000)
+
+
+def queue(agent, count, first=0):
     tokens = []
-    for i in range(count):
+    for i in range(first, first + count):
         token = f"rcpt_test{i:04d}_abcdef"
         body = {
             "token": token,
@@ -41,21 +46,80 @@ def test_drains_oldest_first_and_confirms_each(agent, fake_service):
     assert agent.online is True
 
 
-def test_a_transient_failure_pauses_the_queue_with_backoff(agent, fake_service):
+def test_a_service_wide_failure_pauses_the_whole_queue_with_backoff(agent, fake_service):
     tokens = queue(agent, 3)
-    fake_service.script.append(Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable")))
+    fake_service.script.append(Reply(503, error_envelope(503, "SERVICE_UNAVAILABLE", "Service unavailable")))
     wait = agent.forwarder.drain()
     assert 0.5 <= wait <= 1.0
-    assert fake_service.tokens() == tokens[:1]
-    assert agent.outbox.get(tokens[0]).state == "pending"
+    assert fake_service.tokens() == tokens
+    assert [agent.outbox.get(t).state for t in tokens] == ["pending"] * 3
     assert agent.online is False
-    fake_service.script.append(Reply(503, error_envelope(503, "INTERNAL_SERVER_ERROR", "Service unavailable")))
+    fake_service.script.append(Reply(503, error_envelope(503, "SERVICE_UNAVAILABLE", "Service unavailable")))
     assert 1.0 <= agent.forwarder.drain() <= 2.0
     assert agent.forwarder.failures == 2
     assert agent.forwarder.drain() == IDLE_SECONDS
     assert agent.forwarder.failures == 0
-    assert fake_service.tokens() == [tokens[0], tokens[0], *tokens]
-    assert agent.outbox.get(tokens[0]).attempts == 3
+    assert fake_service.tokens() == tokens * 3
+    # The rows did nothing wrong: they keep no failure of their own and travel together.
+    assert [(agent.outbox.get(t).attempts, agent.outbox.get(t).alone) for t in tokens] == [(1, False)] * 3
+
+
+def test_sales_travel_in_batches_of_at_most_fifty(agent, fake_service):
+    tokens = queue(agent, 120)
+    assert agent.forwarder.drain() == IDLE_SECONDS
+    sizes = sorted(len(calls_of(request)) for request in fake_service.requests)
+    assert sizes == [20, 50, 50]
+    assert all(request["path"].endswith("?batch=1") for request in fake_service.requests)
+    assert sorted(fake_service.tokens()) == tokens
+    assert all(agent.outbox.get(t).state == "done" for t in tokens)
+
+
+def test_batches_split_by_count_and_size_and_a_row_marked_alone_goes_alone():
+    def entry(i, size=10, alone=False):
+        return Entry(i, f"t{i}", "ABCDEF", "x" * size, "pending", 0, None, None, None, "", alone=alone)
+
+    rows = [entry(0), entry(1), entry(2, alone=True), entry(3), entry(4, size=90), entry(5)]
+    assert [[e.id for e in b] for b in batches(rows, calls=2, size=100)] == [[0, 1], [2], [3], [4], [5]]
+
+
+def test_a_row_that_fails_waits_alone_while_the_rows_behind_it_flow(agent, fake_service):
+    tokens = queue(agent, 30)
+    bad = tokens[0]
+    unavailable = Reply(500, error_envelope(500, "INTERNAL_SERVER_ERROR", "Internal server error"))
+    fake_service.call = lambda body: unavailable if body["token"] == bad else None
+    started = time.time()
+    agent.forwarder.drain()
+    assert [agent.outbox.get(t).state for t in tokens] == ["pending"] + ["done"] * 29
+    row = agent.outbox.get(bad)
+    assert (row.attempts, row.last_status, row.last_error) == (1, 500, "Internal server error")
+    assert agent.forwarder.failures == 0
+    # Its own back-off (at least half a second after a first failure): not due before then.
+    assert agent.outbox.pending(now=started + 0.49) == []
+    assert [e.token for e in agent.outbox.pending(now=started + 3600)] == [bad]
+
+
+def test_a_batch_refused_as_a_whole_is_retried_one_row_a_request(agent, fake_service):
+    tokens = queue(agent, 4)
+    fake_service.script.append(
+        Reply(413, error_envelope(413, "PAYLOAD_TOO_LARGE", "Request body is larger than the limit of 1024 bytes"))
+    )
+    agent.forwarder.drain()
+    assert [(agent.outbox.get(t).state, agent.outbox.get(t).alone) for t in tokens] == [("pending", True)] * 4
+    with agent.outbox._write() as conn:
+        conn.execute("UPDATE outbox SET next_attempt_at = 0")
+    agent.forwarder.drain()
+    assert [len(calls_of(request)) for request in fake_service.requests] == [4, 1, 1, 1, 1]
+    assert all(agent.outbox.get(t).state == "done" for t in tokens)
+
+
+def test_a_refusal_inside_a_batch_marks_that_sale_alone(agent, fake_service):
+    tokens = queue(agent, 5)
+    refused = Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found"))
+    fake_service.call = lambda body: refused if body["token"] == tokens[2] else None
+    agent.forwarder.drain()
+    assert [agent.outbox.get(t).state for t in tokens] == ["done", "done", "failed", "done", "done"]
+    assert len(fake_service.requests) == 1
+    assert agent.outbox.get(tokens[2]).last_error == "Merchant not found"
 
 
 def test_retry_after_is_honoured(agent, fake_service):
@@ -69,21 +133,6 @@ def test_retry_after_is_honoured(agent, fake_service):
     )
     assert agent.forwarder.drain() == 7.0
     assert agent.online is True  # throttled, but the service is there
-
-
-def test_a_refused_sale_is_marked_failed_and_the_queue_goes_on(agent, fake_service):
-    tokens = queue(agent, 3)
-    fake_service.script.append(Reply(400, error_envelope(400, "INVALID_INPUT", "items: must not be empty")))
-    assert agent.forwarder.drain() == IDLE_SECONDS
-    failed = agent.outbox.get(tokens[0])
-    assert (failed.state, failed.last_status, failed.last_error) == (
-        "failed",
-        400,
-        "items: must not be empty",
-    )
-    assert [agent.outbox.get(t).state for t in tokens[1:]] == ["done", "done"]
-    summary = agent.outbox.summary()
-    assert (summary["pending"], summary["failed"]) == (0, 1)
 
 
 def test_a_replay_of_an_already_created_receipt_confirms_it(agent, fake_service):
@@ -129,20 +178,9 @@ def test_stop_finishes_the_upload_in_flight(agent, fake_service):
         if request["method"] == "GET":
             return Reply(405, error_envelope(405, "METHOD_NOT_SUPPORTED", "Method not supported"))
         arrived.set()
-        body = request["json"]
-        return Reply(
-            200,
-            {
-                "result": {
-                    "data": {
-                        "id": 1,
-                        "token": body["token"],
-                        "short_code": body["short_code"],
-                    }
-                }
-            },
-            delay=1.0,
-        )
+        [body] = calls_of(request)
+        data = {"id": 1, "token": body["token"], "short_code": body["short_code"]}
+        return Reply(200, [{"result": {"data": data}}], delay=1.0)
 
     fake_service.respond = slow
     agent.forwarder.start()

@@ -1,9 +1,10 @@
 import json
 import multiprocessing
 import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
 
-from receco_agent.outbox import Outbox
+from receco_agent.outbox import _SCHEMA, Outbox
 
 
 def add(outbox, token, code="ABCDEF"):
@@ -152,3 +153,50 @@ def test_reopening_keeps_the_data(tmp_path):
     add(Outbox(tmp_path / "q.sqlite3"), "rcpt_a_000001")
     again = Outbox(tmp_path / "q.sqlite3")
     assert [e.token for e in again.pending()] == ["rcpt_a_000001"]
+
+
+def test_a_damaged_queue_file_is_kept_aside_and_a_fresh_queue_starts(tmp_path, caplog):
+    path = tmp_path / "queue.sqlite3"
+    add(Outbox(path), "rcpt_a_000001")
+    path.write_bytes(path.read_bytes()[:1000])  # truncated
+    outbox = Outbox(path)
+    [kept] = tmp_path.glob("queue.sqlite3.damaged-*")
+    assert kept.stat().st_size == 1000
+    assert outbox.pending() == []
+    damaged = outbox.summary()["damaged_queue"]
+    assert damaged["kept_as"] == str(kept)
+    assert f"The queue file {path} is damaged" in caplog.text
+
+
+def test_a_file_that_is_not_a_database_is_kept_aside(tmp_path):
+    path = tmp_path / "queue.sqlite3"
+    path.write_bytes(b"this is not a database at all" * 100)
+    outbox = Outbox(path)
+    add(outbox, "rcpt_a_000001")
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001"]
+    assert outbox.summary()["damaged_queue"]["error"] == "file is not a database"
+
+
+def test_a_queue_of_the_first_version_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "queue.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(_SCHEMA)
+    conn.execute("PRAGMA user_version=1")
+    conn.execute(
+        "INSERT INTO outbox (token, short_code, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        ("rcpt_old_000001", "ABCDEF", "{}", "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z"),
+    )
+    conn.commit()
+    conn.close()
+    [entry] = Outbox(path).pending()
+    assert (entry.token, entry.procedure, entry.alone) == ("rcpt_old_000001", "createReceiptFromPOS", False)
+
+
+def test_an_error_followed_by_an_upload_is_no_longer_shown(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    outbox.record_attempt(None, None, "cannot reach the service")
+    assert outbox.summary()["last_error"]["message"] == "cannot reach the service"
+    time.sleep(0.002)  # the next confirmation is later than the error
+    outbox.mark_done("rcpt_a_000001", 1, "ABCDEF")
+    assert outbox.summary()["last_error"] is None

@@ -125,7 +125,7 @@ def test_a_reassigned_short_code_is_answered_and_recorded(agent_server, fake_ser
 
 def test_a_refusal_during_the_sale_goes_back_to_the_pos(agent_server, fake_service):
     fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
-    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-unknown"})
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
     assert status == 404
     assert answer == {
         "status": "error",
@@ -365,3 +365,160 @@ def test_a_queue_error_after_the_upload_still_answers_the_pos(agent_server, fake
     agent_server.agent.forwarder.drain()  # the replay confirms it; the service keeps one receipt
     assert outbox.get(answer["receiptId"]).state == "done"
     assert list(fake_service.receipts) == [answer["receiptId"]]
+
+
+def test_a_retry_with_the_same_idempotency_key_answers_the_first_answer(agent_server, fake_service):
+    headers = {"Idempotency-Key": "pos-42-sale-7"}
+    first = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    again = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    assert (first[0], again[0]) == (200, 200)
+    assert again[1] == first[1]
+    assert len(fake_service.requests) == 1
+    other = post_json(f"{agent_server.url}/transactions", SALE, headers={"Idempotency-Key": "pos-42-sale-8"})
+    assert other[1]["receiptId"] != first[1]["receiptId"]
+
+
+def test_a_transaction_id_in_the_body_is_an_idempotency_key_too(offline_agent):
+    sale = {**SALE, "transactionId": "T-1001"}
+    first = post_json(f"{offline_agent.url}/transactions", sale)[1]
+    again = post_json(f"{offline_agent.url}/transactions", sale)[1]
+    assert again == first
+    assert first["queued"] is True
+    assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_key_kept_in_the_queue_survives_a_restart(tmp_path, closed_url):
+    settings = make_settings(tmp_path / "home", closed_url)
+    running = run_agent_server(settings, forwarder=False)
+    try:
+        first = post_json(f"{running.url}/transactions", SALE, headers={"Idempotency-Key": "k-1"})[1]
+    finally:
+        stop_agent_server(running)
+    running = run_agent_server(settings, forwarder=False)
+    try:
+        again = post_json(f"{running.url}/transactions", SALE, headers={"Idempotency-Key": "k-1"})[1]
+    finally:
+        stop_agent_server(running)
+    assert again == first
+
+
+def test_a_sale_refused_by_the_service_may_be_sent_again_with_its_key(agent_server, fake_service):
+    fake_service.script.append(Reply(404, error_envelope(404, "NOT_FOUND", "Merchant not found")))
+    headers = {"Idempotency-Key": "k-404"}
+    assert post_json(f"{agent_server.url}/transactions", SALE, headers=headers)[0] == 404
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers=headers)
+    assert (status, answer["status"]) == (200, "success")
+
+
+def test_an_overlong_idempotency_key_is_400(agent_server):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE, headers={"Idempotency-Key": "k" * 201})
+    assert (status, answer) == (400, {"status": "error", "error": "Idempotency-Key must be 1 to 200 characters"})
+
+
+def test_a_burst_of_600_sales_from_64_threads_is_served_without_a_refusal(offline_agent):
+    statuses: list[object] = []
+    lock = threading.Lock()
+
+    def ring_up(count: int) -> None:
+        for _ in range(count):
+            try:
+                result = post_json(f"{offline_agent.url}/transactions", SALE)[0]
+            except OSError as exc:
+                result = repr(exc)
+            with lock:
+                statuses.append(result)
+
+    threads = [threading.Thread(target=ring_up, args=(10 if i < 24 else 9,)) for i in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert len(statuses) == 600
+    assert [s for s in statuses if s != 200] == []
+    assert offline_agent.agent.outbox.summary()["pending"] == 600
+
+
+def test_a_sale_for_another_merchant_is_400(agent_server, fake_service):
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "merchantId": "shop-2"})
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "merchantId 'shop-2' is not the merchant this agent is set up for ('test-shop')"},
+    )
+    assert fake_service.requests == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"merchantName": "Mama\u0000Put"}, "merchantName must not contain NUL characters"),
+        ({"location": "Lekki \ud800"}, "location must not contain a lone surrogate (U+D800)"),
+        (
+            {"items": [{"name": "Tea\udc00", "quantity": 1, "unitPrice": 1}]},
+            "items[0].name must not contain a lone surrogate (U+DC00)",
+        ),
+        ({"cashierId": "c\u00007"}, "cashierId must not contain NUL characters"),
+    ],
+)
+def test_text_the_service_would_refuse_gets_no_qr_code(offline_agent, change, message):
+    raw = json.dumps({**SALE, **change}).replace("\\\\u", "\\u").encode()
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", None, raw=raw)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+    assert offline_agent.agent.outbox.summary()["pending"] == 0
+
+
+def test_a_sale_too_large_for_the_service_once_encoded_gets_no_qr_code(offline_agent):
+    # 500 items of characters that take 4 bytes in UTF-8 but 12 as a JSON escape: under
+    # the agent's 1 MiB as the POS sends it, over the service's once encoded.
+    items = [{"name": "\U0001f35b" * 200, "quantity": 1, "unitPrice": 1, "sku": "\U0001f35b" * 64}] * 500
+    raw = json.dumps({**SALE, "items": items, "totalAmount": 500}, ensure_ascii=False).encode()
+    assert len(raw) < 1024 * 1024
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", None, raw=raw)
+    assert status == 400
+    assert re.fullmatch(
+        r"The sale is \d+ bytes once encoded for the service, which accepts at most 1048576: send fewer or "
+        r"shorter items",
+        answer["error"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "receiptId must be the sale's receiptId (or its short code)"),
+        (
+            {"receiptId": "rcpt_abc_123456", "amount": 0},
+            "amount must be an integer from 1 to 1000000000000000 (minor currency units)",
+        ),
+        (
+            {"receiptId": "rcpt_abc_123456", "items": [{"index": -1, "quantity": 1}]},
+            "items[0].index must be the item's place in the sale, from 0",
+        ),
+        (
+            {"receiptId": "rcpt_abc_123456", "amount": 5, "items": [{"index": 0, "quantity": 1}]},
+            "Give an amount or items to refund, not both",
+        ),
+        ({"receiptId": "rcpt_abc_123456", "reason": "x" * 201}, "reason must be a string of at most 200 characters"),
+        ({"receiptId": "rcpt_abc_123456", "reason": "bad\u0000"}, "reason must not contain NUL characters"),
+    ],
+)
+def test_invalid_refunds_are_400(offline_agent, body, message):
+    status, answer, _ = post_json(f"{offline_agent.url}/refunds", body)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+    assert offline_agent.agent.outbox.summary()["pending"] == 0
+
+
+def test_a_refund_retried_with_its_key_answers_the_first_answer(offline_agent):
+    body = {"receiptId": "rcpt_abc_123456", "amount": 500}
+    first = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
+    again = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
+    assert (first["queued"], first["shortCode"]) == (True, None)
+    assert again["receiptId"] == first["receiptId"]
+    assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server, fake_service):
+    agent_server.agent.forwarder._draining = True
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
+    assert (status, answer["status"], answer["queued"]) == (200, "success", True)
+    assert fake_service.requests == []
+    assert agent_server.agent.outbox.get(answer["receiptId"]).state == "pending"

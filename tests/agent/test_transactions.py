@@ -152,6 +152,22 @@ def test_unknown_fields_are_not_forwarded():
         ({"merchantLogo": "javascript:alert(1)"}, "merchantLogo must be an http:// or https:// URL"),
         ({"merchantLogo": "https://cdn.example/my logo.png"}, "merchantLogo must be an http:// or https:// URL"),
         ({"timestamp": "yesterday"}, "timestamp must be an ISO 8601 date and time such as 2026-11-22T10:15:00Z"),
+        ({"tipAmount": -5}, "tipAmount must be an integer >= 0 (minor currency units)"),
+        ({"taxLines": {"name": "VAT"}}, "taxLines must be an array of at most 20 tax lines"),
+        (
+            {"taxLines": [{"name": "VAT", "rate": "7.5"}]},
+            "taxLines[0].rate must be a number from 0 to 100 (a percentage such as 7.5)",
+        ),
+        (
+            {"taxLines": [{"name": "VAT", "rate": 7.5, "taxableAmount": 1, "taxAmount": 1, "inclusive": 1}]},
+            "taxLines[0].inclusive must be true or false",
+        ),
+        ({"paymentDetails": {"cardLast4": "12a4"}}, "paymentDetails.cardLast4 must be the last 4 digits of the card"),
+        (
+            {"paymentDetails": {"authorizationCode": "4111 1111 1111 1111"}},
+            "paymentDetails must not hold a card number (12 or more digits in a row)",
+        ),
+        ({"subtotalAmount": 1}, "subtotalAmount must equal the sum of the items' totalPrice (3000)"),
     ],
 )
 def test_invalid_transactions_say_what_is_wrong(changes, message):
@@ -178,3 +194,32 @@ def test_currency_is_uppercased_and_empty_optional_strings_are_absent():
     assert payload["currency"] == "NGN"
     assert "location" not in payload
     assert payload["items"] == [{"name": "Tea", "quantity": 1, "unit_price": 5, "total_price": 5}]
+
+
+def test_the_breakdown_and_the_card_map_to_the_services_fields():
+    tx = validate(
+        sale(
+            subtotalAmount=3000,
+            discountAmount=300,
+            tipAmount=100,
+            totalAmount=3000,
+            taxLines=[
+                {"name": "VAT", "rate": 7.5, "taxableAmount": 2700, "taxAmount": 200, "inclusive": False},
+                {"name": "Levy", "rate": 1, "taxableAmount": 2700, "taxAmount": 27, "inclusive": True},
+            ],
+            paymentDetails={"cardBrand": "Verve", "cardLast4": "4242", "authorizationCode": "A1B2C3"},
+        )
+    )
+    payload = to_service_input(tx, "rcpt_abc_123456", "ABCDEF", NOW)
+    assert {
+        k: payload[k] for k in ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details")
+    } == {
+        "subtotal_amount": 3000,
+        "discount_amount": 300,
+        "tip_amount": 100,
+        "tax_lines": [
+            {"name": "VAT", "rate": 7.5, "taxable_amount": 2700, "tax_amount": 200, "inclusive": False},
+            {"name": "Levy", "rate": 1, "taxable_amount": 2700, "tax_amount": 27, "inclusive": True},
+        ],
+        "payment_details": {"card_brand": "Verve", "card_last4": "4242", "authorization_code": "A1B2C3"},
+    }

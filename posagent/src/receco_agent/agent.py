@@ -10,8 +10,11 @@ from typing import TextIO
 
 from receco_agent import __version__, client, qr
 from receco_agent.config import Settings
-from receco_agent.forwarder import Forwarder
-from receco_agent.outbox import Outbox
+from receco_agent.forwarder import Forwarder, outcome_of
+from receco_agent.outbox import CREATE_RECEIPT, DuplicateKey, Entry, Outbox, Outcome
+from receco_agent.refunds import REFUND_PROCEDURE, parse_refund
+from receco_agent.refunds import to_service_input as refund_input
+from receco_agent.service_rules import MAX_BODY_BYTES
 from receco_agent.tokens import new_short_code, new_token
 from receco_agent.transactions import (
     InvalidTransaction,
@@ -64,20 +67,24 @@ class Agent:
         self.online = online
         self.last_contact = iso_utc(datetime.now(UTC))
 
-    def upload(self, token: str, body: str, timeout: float, during_sale: bool) -> client.Answer:
+    def upload(
+        self, token: str, body: str, timeout: float, during_sale: bool, procedure: str = CREATE_RECEIPT
+    ) -> client.Answer:
         """Send one queued sale and record the outcome in the queue.
 
         A refusal during a sale removes the row (the POS is told); during draining it marks
         the row failed. A transient failure leaves the row pending.
         """
-        answer = client.create_receipt(self.settings.api_url, self.settings.api_key, token, body, timeout)
+        answer = client.create_receipt(
+            self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
+        )
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
             requested = json.loads(body).get("short_code")
             assigned = answer.data.get("short_code") or requested
             receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
             self.outbox.mark_done(token, receipt_id, assigned)
-            if assigned != requested:
+            if requested and assigned != requested:
                 log.warning(
                     "Short code %s was taken: the service gave receipt %s the code %s; "
                     "the receipt is still found by its QR code and by %s",
@@ -104,21 +111,83 @@ class Agent:
             log.warning("Upload of receipt %s did not go through: %s", token, answer.message)
         return answer
 
-    def accept(self, body: bytes) -> tuple[int, dict]:
-        """Handle one POS request body; return (HTTP status, JSON answer) for the POS."""
+    def settle(self, entries: list[Entry], answer: list[client.Answer] | client.Answer) -> None:
+        """Record what the service answered to one batch of queued rows."""
+        if isinstance(answer, client.Answer):
+            self._contact(answer.status is not None and (answer.status < 500 or answer.status == 429))
+            if client.service_wide(answer):
+                # Nothing got through, or the service as a whole is unwell: the rows wait
+                # for the queue's back-off, without a failure of their own.
+                self.outbox.record_attempt(None, answer.status, answer.message)
+                log.warning("Upload of %d sale(s) did not go through: %s", len(entries), answer.message)
+                return
+            # The service answered the batch as a whole: a row in it may be the cause, so
+            # each row waits a back-off of its own and then travels alone.
+            alone = len(entries) > 1
+            outcomes = [
+                Outcome(e.token, "retry", answer.status, answer.message, wait=outcome_of(e, answer).wait, alone=alone)
+                for e in entries
+            ]
+            log.warning("The service refused a batch of %d sale(s): %s", len(entries), answer.message)
+            self.outbox.settle(outcomes)
+            return
+        outcomes = [outcome_of(entry, own) for entry, own in zip(entries, answer, strict=True)]
+        self._contact(any(a.kind != client.TRANSIENT or a.status == 429 for a in answer))
+        self.outbox.settle(outcomes)
+        for entry, outcome in zip(entries, outcomes, strict=True):
+            if outcome.state == "failed":
+                log.error("The service refused receipt %s: HTTP %s %s", entry.token, outcome.status, outcome.error)
+            elif outcome.state == "retry":
+                log.warning("Upload of receipt %s did not go through: %s", entry.token, outcome.error)
+            elif entry.short_code and outcome.assigned_short_code not in (None, entry.short_code):
+                log.warning(
+                    "Short code %s was taken: the service gave receipt %s the code %s",
+                    entry.short_code,
+                    entry.token,
+                    outcome.assigned_short_code,
+                )
+        done = sum(outcome.state == "done" for outcome in outcomes)
+        log.info("Uploaded %d of %d queued receipt(s)", done, len(entries))
+
+    def accept(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
+        """Handle one POS request body; return (HTTP status, JSON answer) for the POS.
+
+        A request with the ``idempotency_key`` of an earlier one answers that one's receipt.
+        """
         try:
             tx = parse_body(body)
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
+        idempotency_key = idempotency_key or tx.transaction_id
+        if idempotency_key is not None:
+            earlier = self.outbox.by_key(idempotency_key)
+            if earlier is not None:
+                return self._answer_again(earlier)
+        configured = self.settings.merchant_id
+        if configured and tx.merchant_id != configured:
+            return 400, {
+                "status": "error",
+                "error": f"merchantId {tx.merchant_id!r} is not the merchant this agent is set up for ({configured!r})",
+            }
         token, short_code = new_token(), new_short_code()
         payload = json.dumps(
             to_service_input(tx, token, short_code, datetime.now(UTC)),
             separators=(",", ":"),
         )
+        size = len(payload.encode("utf-8"))
+        if size > MAX_BODY_BYTES:
+            return 400, {
+                "status": "error",
+                "error": f"The sale is {size} bytes once encoded for the service, which accepts at most "
+                f"{MAX_BODY_BYTES}: send fewer or shorter items",
+            }
         self.claim(token)
         try:
             try:
-                self.outbox.add(token, short_code, payload, tx.local_fields)
+                self.outbox.add(token, short_code, payload, tx.local_fields, idempotency_key=idempotency_key)
+            except DuplicateKey:
+                # The same request, sent again while the first was being stored.
+                return self._answer_again(self.outbox.by_key(idempotency_key))
             except Exception as exc:
                 log.exception(
                     "Could not store sale %s in the local queue %s",
@@ -129,16 +198,92 @@ class Agent:
                     "status": "error",
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
-            try:
-                answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
-            except Exception as exc:
-                # The sale is committed; the forwarder settles it (an idempotent replay if
-                # the service already has it), so the POS is told it is queued.
-                log.exception("Recording the upload of %s failed", token)
-                answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
+            if self.forwarder.draining() and self.settings.offline_mode:
+                # A backlog is being uploaded: this sale joins it rather than make the POS wait.
+                answer = client.Answer(client.TRANSIENT, None, "queued behind the backlog")
+            else:
+                try:
+                    answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True)
+                except Exception as exc:
+                    # The sale is committed; the forwarder settles it (an idempotent replay if
+                    # the service already has it), so the POS is told it is queued.
+                    log.exception("Recording the upload of %s failed", token)
+                    answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
         finally:
             self.release(token)
         return self._answer(token, short_code, tx.total_amount, answer)
+
+    def refund(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
+        """Handle one POS refund; return (HTTP status, JSON answer).
+
+        The refund is queued like a sale and uploaded after its sale when that one is still
+        queued. The service gives the refund its short code: the answer has it when the
+        refund went up at once, else ``shortCode`` is null and ``queued`` true.
+        """
+        try:
+            refund = parse_refund(body)
+        except InvalidTransaction as exc:
+            return 400, {"status": "error", "error": str(exc)}
+        idempotency_key = idempotency_key or refund.transaction_id
+        if idempotency_key is not None:
+            earlier = self.outbox.by_key(idempotency_key)
+            if earlier is not None:
+                return self._answer_again(earlier)
+        token = new_token()
+        payload = json.dumps(refund_input(refund, token), separators=(",", ":"))
+        original = self.outbox.get(refund.receipt_id)
+        self.claim(token)
+        try:
+            try:
+                self.outbox.add(
+                    token, "", payload, idempotency_key=idempotency_key, procedure=REFUND_PROCEDURE,
+                    after_token=refund.receipt_id,
+                )  # fmt: skip
+            except DuplicateKey:
+                return self._answer_again(self.outbox.by_key(idempotency_key))
+            except Exception as exc:
+                log.exception("Could not store refund %s in the local queue", token)
+                return 500, {"status": "error", "error": f"Could not store the refund in the local queue: {exc}"}
+            if (original is not None and original.state == "pending") or self.forwarder.draining():
+                answer = client.Answer(client.TRANSIENT, None, "queued behind its sale")
+            else:
+                answer = self.upload(token, payload, SALE_UPLOAD_TIMEOUT, during_sale=True, procedure=REFUND_PROCEDURE)
+        finally:
+            self.release(token)
+        if answer.kind == client.REFUSED:
+            return answer.status, {"status": "error", "error": answer.message, "code": answer.code}
+        receipt_url = self.settings.receipt_url(token)
+        result = {
+            "receiptId": token,
+            "refundOf": refund.receipt_id,
+            "receiptUrl": receipt_url,
+            "qrCodeUrl": qr.png_data_url(receipt_url),
+            "shortCode": answer.data.get("short_code") if answer.kind == client.CONFIRMED else None,
+            "status": "success",
+        }
+        if answer.kind == client.CONFIRMED:
+            result["amount"] = answer.data.get("amount")
+        else:
+            result["queued"] = True
+            self.forwarder.notify_queued()
+        return 200, result
+
+    def _answer_again(self, entry: Entry | None) -> tuple[int, dict]:
+        if entry is None:  # removed meanwhile (e.g. 'clear-queue' of a failed sale)
+            return 409, {"status": "error", "error": "This Idempotency-Key was used for a sale no longer in the queue"}
+        if entry.state == "failed":
+            return entry.last_status or 400, {"status": "error", "error": entry.last_error}
+        receipt_url = self.settings.receipt_url(entry.token)
+        answer = {
+            "receiptId": entry.token,
+            "receiptUrl": receipt_url,
+            "qrCodeUrl": qr.png_data_url(receipt_url),
+            "shortCode": entry.assigned_short_code or entry.short_code or None,
+            "status": "success",
+        }
+        if entry.state == "pending":
+            answer["queued"] = True
+        return 200, answer
 
     def _answer(self, token: str, short_code: str, total: int, answer: client.Answer) -> tuple[int, dict]:
         if answer.kind == client.REFUSED:

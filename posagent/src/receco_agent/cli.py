@@ -9,7 +9,6 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from receco_agent import __version__, client, config, service_install
@@ -17,59 +16,13 @@ from receco_agent.agent import Agent
 from receco_agent.config import ConfigError, Settings
 from receco_agent.emulator import EmulatorServer, Till
 from receco_agent.outbox import Outbox
-from receco_agent.server import AgentServer
+from receco_agent.runner import SHUTDOWN_TIMEOUT, configure_logging, run_agent
 
 log = logging.getLogger("receco_agent")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 HEALTH_TIMEOUT = 2.0
-SHUTDOWN_TIMEOUT = 30.0
-
-
-def configure_logging(level: str, log_file: Path | None = None) -> None:
-    """Send the agent's log records to stderr (or ``log_file``) at ``level``."""
-    if log_file is not None:
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            log_file, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8"
-        )
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-
-
-def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1") -> None:
-    """Serve the agent until ``stop`` is set, then finish work in flight and return.
-
-    Raises OSError when the port cannot be bound.
-    """
-    agent = Agent(settings)
-    server = AgentServer(agent, host=host)
-    serving = threading.Thread(target=server.serve_forever, name="receco-http", kwargs={"poll_interval": 0.2})
-    agent.forwarder.start()
-    serving.start()
-    log.info(
-        "Receco agent %s listening on http://%s:%s (queue %s, service %s)",
-        __version__,
-        host,
-        settings.port,
-        settings.queue_path,
-        settings.api_url,
-    )
-    try:
-        while not stop.wait(0.5):
-            pass
-    finally:
-        log.info("Stopping: finishing uploads in flight")
-        agent.forwarder.request_stop()  # both finish their current upload at once
-        if not server.stop(SHUTDOWN_TIMEOUT):
-            log.warning("A sale was still being uploaded after %s s; it stays queued", SHUTDOWN_TIMEOUT)
-        server.server_close()
-        serving.join(SHUTDOWN_TIMEOUT)
-        agent.forwarder.stop(SHUTDOWN_TIMEOUT)
-        log.info("Stopped")
+INIT_CHECK_TIMEOUT = 5.0
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
@@ -84,9 +37,30 @@ def _cmd_init(args: argparse.Namespace) -> int:
         "printQRCodes": args.print_qr,
         "logLevel": args.log_level,
     }
+    try:
+        before = config.load(home)
+    except ConfigError:
+        before = None
     path = config.write(home, updates)
     print(f"Wrote {path} (readable only by you: it holds the API key).")
-    print("Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.")
+    settings = config.load(home)
+    if settings.api_key:
+        reachable, detail = client.probe(settings.api_url, settings.api_key, INIT_CHECK_TIMEOUT)
+        if not reachable:
+            print(f"Could not check the API key now: {detail}")
+        elif detail.startswith("API key refused"):
+            print(f"{detail}. Copy the key again from the dashboard and run init with --api-key.", file=sys.stderr)
+            return EXIT_FAILED
+        else:
+            print(f"Checked with {settings.api_url}: {detail}.")
+    running = [s for s in (before, settings) if s is not None and _agent_health(s) is not None]
+    if running:
+        print(
+            f"An agent is running on {running[0].agent_url} with the old settings: restart it to use these "
+            "('receco-agent stop-service' then 'start-service', or Ctrl-C and 'receco-agent start')."
+        )
+    else:
+        print("Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.")
     return EXIT_OK
 
 
@@ -211,6 +185,12 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     if doc.get("oldest_pending"):
         print(f"Oldest:       {doc['oldest_pending']}")
     print(f"Last upload:  {doc['last_success'] or 'never'}")
+    if doc.get("damaged_queue"):
+        damaged = doc["damaged_queue"]
+        print(
+            f"DAMAGED QUEUE: on {damaged['at']} the queue file was unreadable ({damaged['error']}); it was kept "
+            f"as {damaged['kept_as']} and a fresh queue started. Sales waiting in it were not uploaded."
+        )
     if doc["last_error"]:
         error = doc["last_error"]
         print(f"Last error:   {error['at']} {error['message']}")

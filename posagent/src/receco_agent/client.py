@@ -10,6 +10,7 @@ import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
 
 from receco_agent import __version__
 from receco_agent.backoff import parse_retry_after
@@ -96,7 +97,10 @@ def _json(body: bytes) -> object:
 
 
 def _read_answer(url: str, token: str, status: int, headers: dict, body: bytes) -> Answer:
-    document = _json(body)
+    return _classify(url, token, status, headers, _json(body))
+
+
+def _classify(url: str, token: str, status: int, headers: dict, document: object) -> Answer:
     error = document.get("error") if isinstance(document, dict) else None
     if status == 200:
         result = document.get("result") if isinstance(document, dict) else None
@@ -124,9 +128,11 @@ def _read_answer(url: str, token: str, status: int, headers: dict, body: bytes) 
     return Answer(TRANSIENT, status, message, code, retry_after=retry_after)
 
 
-def create_receipt(api_url: str, api_key: str | None, token: str, body: str, timeout: float) -> Answer:
-    """POST ``body`` (the JSON createReceiptFromPOS input for ``token``) and classify the answer."""
-    url = f"{api_url}/trpc/createReceiptFromPOS"
+def create_receipt(
+    api_url: str, api_key: str | None, token: str, body: str, timeout: float, procedure: str = "createReceiptFromPOS"
+) -> Answer:
+    """POST ``body`` (the JSON input of ``procedure`` for ``token``) and classify the answer."""
+    url = f"{api_url}/trpc/{procedure}"
     request = urllib.request.Request(url, data=body.encode("utf-8"), headers=_headers(api_key), method="POST")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, headers, answer, error = _call(request, timeout)
     if status is None:
@@ -134,21 +140,132 @@ def create_receipt(api_url: str, api_key: str | None, token: str, body: str, tim
     return _read_answer(url, token, status, headers, answer)
 
 
-def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
-    """Return (reachable, detail): whether a Receco service answers at ``api_url``.
+# No receipt has this token (tokens are "rcpt_<time>_<random>"): looking it up proves the
+# service is there and, with a key, that the key is accepted, without creating anything.
+PROBE_INPUT = '{"token":"rcpt_0_keycheck"}'
 
-    A GET on the creation procedure is refused with 405 in the service's error envelope,
-    which proves the service is there without creating or looking anything up.
-    """
-    url = f"{api_url}/trpc/createReceiptFromPOS"
-    request = urllib.request.Request(url, headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
+
+def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
+    """Return (reachable, detail): whether a Receco service answers at ``api_url``, and
+    what it made of ``api_key`` (detail starts with "API key refused" when it refused it)."""
+    url = f"{api_url}/trpc/getReceipt"
+    request = urllib.request.Request(f"{url}?input={quote(PROBE_INPUT)}", headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
     status, _, body, error = _call(request, timeout)
     if status is None:
         return False, error
     document = _json(body)
-    if isinstance(document, dict) and ("error" in document or "result" in document):
-        return True, f"service answered HTTP {status}"
-    return (
-        False,
-        f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl",
-    )
+    error_body = document.get("error") if isinstance(document, dict) else None
+    if not isinstance(document, dict) or ("result" not in document and not isinstance(error_body, dict)):
+        return False, f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl"
+    if status in (401, 403):
+        return True, f"API key refused by the service: {error_body.get('message')}"
+    if not api_key:
+        return True, "the service answers (no API key configured)"
+    if status == 429:
+        return True, "the service answers (rate limited: the key could not be checked now)"
+    return True, "the service answers and accepts the API key"
+
+
+def service_wide(answer: Answer) -> bool:
+    """Whether a whole-batch failure is the service's or the link's (no answer, 408, 429, 5xx, or
+    not a Receco answer at all) rather than something in the batch (another 4xx, e.g. 413)."""
+    return answer.code is None or answer.status is None or answer.status >= 500 or answer.status in (408, 429)
+
+
+class Connection:
+    """One keep-alive HTTP connection to the service, for one thread at a time.
+
+    Uploading a backlog over a slow link, a new TCP (and TLS) handshake per request would
+    cost a round trip or two each; the connection is reopened whenever the server closed it.
+    """
+
+    def __init__(self, api_url: str, timeout: float):
+        parts = urlsplit(api_url)
+        self.api_url = api_url
+        self.path = parts.path.rstrip("/")
+        self.timeout = timeout
+        factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        self._make = lambda: factory(parts.hostname, parts.port, timeout=timeout)
+        self._conn: http.client.HTTPConnection | None = None
+
+    def close(self) -> None:
+        """Close the connection (it is reopened by the next post)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def post(self, path: str, body: bytes, headers: dict) -> tuple[int | None, dict, bytes, str]:
+        """POST ``body`` to ``<api path><path>``; return (status, headers, body, error) as _call does.
+
+        A request on a reused connection that the server had closed meanwhile is sent once
+        more on a new one: every call the agent makes is idempotent.
+        """
+        url = f"{self.api_url}{path}"
+        for attempt in (1, 2):
+            reused = self._conn is not None
+            if self._conn is None:
+                self._conn = self._make()
+            try:
+                self._conn.request("POST", self.path + path, body=body, headers=headers)
+                response = self._conn.getresponse()
+                answer = response.read(MAX_ANSWER_BYTES)
+                if response.will_close or not response.isclosed():
+                    self.close()
+                return response.status, dict(response.headers), answer, ""
+            except TimeoutError:
+                self.close()
+                return None, {}, b"", f"no answer from {url} within {self.timeout:g} s"
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                self.close()
+                if reused and attempt == 1:
+                    continue
+                return None, {}, b"", f"connection to {url} failed: {exc!r}"
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                text = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+                return None, {}, b"", f"cannot reach {url}: {text}"
+        raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One procedure call of a batch: its name, the token it is about and its JSON input."""
+
+    procedure: str
+    token: str
+    body: str
+
+
+def batch_request(calls: list[Call]) -> tuple[str, bytes]:
+    """Return the (path, body) of a tRPC batch of ``calls``, each input sent byte for byte as queued."""
+    path = "/trpc/" + ",".join(call.procedure for call in calls) + "?batch=1"
+    body = "{" + ",".join(f'"{index}":{call.body}' for index, call in enumerate(calls)) + "}"
+    return path, body.encode("utf-8")
+
+
+def call_batch(connection: Connection, api_key: str | None, calls: list[Call]) -> list[Answer] | Answer:
+    """Send ``calls`` as one tRPC POST batch; return one Answer per call, in order.
+
+    Returns a single TRANSIENT Answer when the batch as a whole failed: no HTTP answer
+    (status None), or an answer that is not one envelope per call (e.g. a 413 for the
+    whole body). A batch of one call reads such an answer as that call's own.
+    """
+    path, body = batch_request(calls)
+    url = f"{connection.api_url}{path}"
+    status, headers, raw, error = connection.post(path, body, _headers(api_key))
+    if status is None:
+        return Answer(TRANSIENT, None, error)
+    document = _json(raw)
+    if not isinstance(document, list) or len(document) != len(calls):
+        answer = _classify(url, calls[0].token, status, headers, document)
+        if len(calls) == 1 and not (answer.kind == TRANSIENT and service_wide(answer)):
+            return [answer]
+        return Answer(TRANSIENT, status, answer.message, answer.code, retry_after=answer.retry_after)
+    answers = []
+    for call, envelope in zip(calls, document, strict=True):
+        error = envelope.get("error") if isinstance(envelope, dict) else None
+        detail = error.get("data") if isinstance(error, dict) else None
+        own = detail.get("httpStatus") if isinstance(detail, dict) else None
+        call_status = own if isinstance(own, int) else (200 if status in (200, 207) else status)
+        answers.append(_classify(url, call.token, call_status, headers, envelope))
+    return answers

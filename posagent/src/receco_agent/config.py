@@ -1,10 +1,12 @@
-"""Agent settings (spec 2.5): a JSON file in the agent's home directory, each setting
+"""Agent settings: a JSON file in the agent's home directory, each setting
 overridable by an environment variable. Every invalid value fails with a message naming
 the setting, where it came from and what is expected."""
 
 import json
 import os
 import re
+import string
+import zlib
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -14,10 +16,15 @@ from urllib.parse import urlsplit
 import platformdirs
 
 CONFIG_FILE = "config.json"
+# The Windows service's name (service_install registers it, winservice runs as it).
+WINDOWS_SERVICE = "RececoAgent"
 QUEUE_FILE = "queue.sqlite3"
 HOME_ENV = "RECECO_AGENT_HOME"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 KEY_PREFIXES = ("postest_", "poslive_")
+KEY_CHECKSUM_LENGTH = 6
+KEY_RE = re.compile(r"pos(?:test|live)_[0-9A-Za-z]{50}")
+_BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 
 
 class ConfigError(Exception):
@@ -57,6 +64,28 @@ def _parse_merchant_id(value: object) -> str | None:
     return text
 
 
+def key_problem(key: str) -> str | None:
+    """Return why ``key`` cannot be a Receco API key (its form or checksum), or None.
+
+    The form is the service's (tests/agent hold the two to each other): ``postest_`` or
+    ``poslive_``, then 50 base62 characters, the last 6 the CRC32 of all before them.
+    """
+    if not KEY_RE.fullmatch(key):
+        return "its form is wrong: 58 characters, postest_ or poslive_ then 50 letters and digits"
+    body, checksum = key[:-KEY_CHECKSUM_LENGTH], key[-KEY_CHECKSUM_LENGTH:]
+    if _base62(zlib.crc32(body.encode()), KEY_CHECKSUM_LENGTH) != checksum:
+        return "its checksum does not match: a character was mistyped or the key was cut short"
+    return None
+
+
+def _base62(number: int, width: int) -> str:
+    digits = []
+    while number:
+        number, rest = divmod(number, 62)
+        digits.append(_BASE62[rest])
+    return "".join(reversed(digits)).rjust(width, _BASE62[0])
+
+
 def _parse_api_key(value: object) -> str | None:
     text = _parse_string(value)
     if text is not None and not text.startswith(KEY_PREFIXES):
@@ -64,6 +93,9 @@ def _parse_api_key(value: object) -> str | None:
             "a Receco API key starting with postest_ or poslive_ "
             "(created in the merchant dashboard under Settings, API keys), or empty for none"
         )
+    problem = key_problem(text) if text is not None else None
+    if problem:
+        raise ValueError(f"a Receco API key as the dashboard showed it, copied whole ({problem})")
     return text
 
 

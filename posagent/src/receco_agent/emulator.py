@@ -1,4 +1,4 @@
-"""The POS emulator (spec 4.5): POST /test-transaction turns a simple sale into an agent
+"""The POS emulator: POST /test-transaction turns a simple sale into an agent
 transaction and forwards it to the agent; GET / is a small till page to ring up sales by
 hand. Everything is served from this package: no CDN, so it works offline too."""
 
@@ -44,7 +44,7 @@ def _is_int(value: object) -> bool:
 
 
 def to_transaction(sale: object, till: Till, now: datetime | None = None) -> dict:
-    """Return the agent transaction (spec 2.4) of an emulator sale (spec 4.5).
+    """Return the agent transaction (as a POS sends it) of an emulator sale.
 
     ``price`` is the unit price in minor units; ``total`` defaults to the sum of the lines.
     Raises InvalidSale naming the offending field.

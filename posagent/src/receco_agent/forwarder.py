@@ -1,34 +1,83 @@
-"""The background thread that drains the queue, oldest sale first.
+"""The background thread that drains the queue, oldest sale first, in batches.
 
-On a transient failure it stops the pass and waits (exponential back-off with jitter,
-never less than the service's Retry-After); a refused sale is marked failed and the pass
-goes on. It logs every unexpected error and keeps going; stop() only sets flags, and the
-upload in flight is finished before the thread ends."""
+Pending rows go to the service as tRPC POST batches (up to BATCH_CALLS calls and
+BATCH_BYTES a request), several requests in flight at once, so a backlog of thousands
+drains in seconds even over a slow link. Each row leaves the queue only on its own
+confirmation (a 200 or an idempotent replay); a refusal marks that row alone failed; a
+row that fails transiently waits a back-off of its own while the rows behind it flow. When
+no request gets through at all (no connection, timeouts), the whole queue waits
+(exponential back-off with jitter, never less than the service's Retry-After). The thread
+logs every unexpected error and keeps going; stop() only sets flags, and the requests in
+flight are finished before the thread ends."""
 
 import logging
 import random
 import threading
 import time
-from typing import TYPE_CHECKING
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Protocol
 
 from receco_agent import client
 from receco_agent.backoff import delay, next_wait
-
-if TYPE_CHECKING:
-    from receco_agent.agent import Agent
+from receco_agent.config import Settings
+from receco_agent.outbox import Entry, Outbox, Outcome
 
 log = logging.getLogger(__name__)
 
 # Idle polling also picks up rows added by other processes (e.g. 'retry-failed').
 IDLE_SECONDS = 5.0
-BATCH = 50
+# The service answers a batch of more than 50 calls with one error, and refuses bodies
+# over its RECECO_MAX_BODY_BYTES (1 MiB unless the operator changed it).
+BATCH_CALLS = 50
+BATCH_BYTES = 256 * 1024
+# Requests in flight at once: enough to hide a 150 ms round trip, few enough for a small server.
+IN_FLIGHT = 4
 PRUNE_EVERY = 3600.0
+
+
+def batches(entries: list[Entry], calls: int = BATCH_CALLS, size: int = BATCH_BYTES) -> list[list[Entry]]:
+    """Split ``entries`` (in order) into batches of at most ``calls`` rows and about ``size``
+    bytes; a row marked ``alone`` travels in a batch of its own."""
+    result: list[list[Entry]] = []
+    current: list[Entry] = []
+    current_size = 0
+    for entry in entries:
+        length = len(entry.body.encode("utf-8")) + 8
+        if entry.alone:
+            if current:
+                result.append(current)
+                current, current_size = [], 0
+            result.append([entry])
+            continue
+        if current and (len(current) >= calls or current_size + length > size):
+            result.append(current)
+            current, current_size = [], 0
+        current.append(entry)
+        current_size += length
+    if current:
+        result.append(current)
+    return result
+
+
+class Owner(Protocol):
+    """What the forwarder needs of the agent that owns it."""
+
+    settings: Settings
+    outbox: Outbox
+
+    def claim(self, token: str) -> bool: ...
+
+    def release(self, token: str) -> None: ...
+
+    def settle(self, entries: list[Entry], answer: list[client.Answer] | client.Answer) -> None: ...
+
+    def check_service(self) -> None: ...
 
 
 class Forwarder:
     """Uploads pending sales of ``agent``'s queue in a thread of its own."""
 
-    def __init__(self, agent: "Agent", timeout: float, rng: random.Random | None = None):
+    def __init__(self, agent: Owner, timeout: float, rng: random.Random | None = None):
         self.agent = agent
         self.timeout = timeout
         self.failures = 0
@@ -39,6 +88,9 @@ class Forwarder:
         self._retry_at: float | None = None
         self._last_prune = 0.0
         self._thread: threading.Thread | None = None
+        self._draining = False
+        self._local = threading.local()
+        self._pool: ThreadPoolExecutor | None = None
 
     def start(self) -> None:
         """Start draining in a background thread."""
@@ -46,15 +98,17 @@ class Forwarder:
         self._thread.start()
 
     def request_stop(self) -> None:
-        """Ask the thread to end after the upload in flight, without waiting."""
+        """Ask the thread to end after the requests in flight, without waiting."""
         self._stop.set()
         self._wake.set()
 
     def stop(self, timeout: float | None = None) -> None:
-        """Ask the thread to end after the upload in flight, and wait for it."""
+        """Ask the thread to end after the requests in flight, and wait for it."""
         self.request_stop()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
     def wake(self, reset: bool = False) -> None:
         """Make the thread look at the queue now; ``reset`` also forgets the back-off."""
@@ -75,6 +129,10 @@ class Forwarder:
         with self._lock:
             return self.failures > 0
 
+    def draining(self) -> bool:
+        """Whether the thread is uploading a backlog right now (a new sale joins the queue)."""
+        return self._draining
+
     def retry_in(self) -> float | None:
         """Seconds until the next try while backing off, else None."""
         with self._lock:
@@ -86,6 +144,8 @@ class Forwarder:
         """The loop: drain, wait, repeat until stop()."""
         try:
             summary = self.agent.outbox.summary()
+            # Sales made before the first pass queue behind the backlog too.
+            self._draining = summary["pending"] > 0
             log.info("Forwarder started: %d sale(s) to upload, %d failed", summary["pending"], summary["failed"])
             self.agent.check_service()
         except Exception:
@@ -98,6 +158,8 @@ class Forwarder:
                 with self._lock:
                     self.failures += 1
                     wait = delay(self.failures, self._rng)
+            finally:
+                self._draining = False
             with self._lock:
                 self._retry_at = time.monotonic() + wait if self.failures else None
             self._wake.wait(wait)
@@ -105,43 +167,76 @@ class Forwarder:
         log.info("Forwarder stopped")
 
     def drain(self) -> float:
-        """Upload pending sales until the queue is empty or one fails transiently.
-
-        Returns the seconds to wait before the next pass.
-        """
+        """Upload due rows, IN_FLIGHT batches at a time, until none is left or the service
+        stops answering. Returns the seconds to wait before the next pass."""
         self._maybe_prune()
-        while not self._stop.is_set():
-            entries = self.agent.outbox.pending(BATCH)
-            if not entries:
-                with self._lock:
-                    self.failures = 0
-                return IDLE_SECONDS
-            progressed = False
-            for entry in entries:
-                if self._stop.is_set():
-                    return 0.0
-                if not self.agent.claim(entry.token):
-                    continue  # a sale thread is uploading it right now
-                try:
-                    answer = self.agent.upload(entry.token, entry.body, self.timeout, during_sale=False)
-                finally:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="receco-upload")
+        in_flight: dict[Future, list[Entry]] = {}
+        blocked: list[client.Answer] = []
+        try:
+            while True:
+                if not blocked and not self._stop.is_set():
+                    self._top_up(in_flight)
+                if not in_flight:
+                    break
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    group = in_flight.pop(future)
+                    for entry in group:
+                        self.agent.release(entry.token)
+                    result = future.result()
+                    self.agent.settle(group, result)
+                    if isinstance(result, client.Answer) and client.service_wide(result):
+                        blocked.append(result)
+        finally:
+            for group in in_flight.values():  # only after an unexpected error
+                for entry in group:
                     self.agent.release(entry.token)
-                progressed = True
-                if answer.kind == client.TRANSIENT:
-                    with self._lock:
-                        self.failures += 1
-                        wait = next_wait(self.failures, answer.retry_after, self._rng)
-                    log.warning(
-                        "Queue paused: %d failure(s) in a row, next try in %.1f s",
-                        self.failures,
-                        wait,
-                    )
-                    return wait
-                with self._lock:
-                    self.failures = 0
-            if not progressed:
-                return 0.2
-        return 0.0
+        self._draining = False
+        if self._stop.is_set():
+            return 0.0
+        if blocked:
+            # The service or the link is down: the whole queue waits.
+            retry_after = max((answer.retry_after or 0) for answer in blocked) or None
+            with self._lock:
+                self.failures += 1
+                wait_for = next_wait(self.failures, retry_after, self._rng)
+            log.warning("Queue paused: %d failure(s) in a row, next try in %.1f s", self.failures, wait_for)
+            return wait_for
+        with self._lock:
+            self.failures = 0
+        return self._idle_wait()
+
+    def _top_up(self, in_flight: dict[Future, list[Entry]]) -> None:
+        """Send batches of due rows until IN_FLIGHT requests are out (rows in flight are claimed)."""
+        free = IN_FLIGHT - len(in_flight)
+        if free <= 0:
+            return
+        claimed = sum(len(group) for group in in_flight.values())
+        rows = self.agent.outbox.pending(claimed + BATCH_CALLS * free)
+        entries = [entry for entry in rows if self.agent.claim(entry.token)]
+        groups = batches(entries)
+        for group in groups[:free]:
+            self._draining = True
+            in_flight[self._pool.submit(self._send, group)] = group
+        for group in groups[free:]:
+            for entry in group:
+                self.agent.release(entry.token)
+
+    def _idle_wait(self) -> float:
+        due = self.agent.outbox.next_due()
+        if due is None:
+            return IDLE_SECONDS
+        return min(IDLE_SECONDS, max(0.05, due - time.time()))
+
+    def _send(self, group: list[Entry]) -> list[client.Answer] | client.Answer:
+        connection = getattr(self._local, "connection", None)
+        settings = self.agent.settings
+        if connection is None or connection.api_url != settings.api_url:
+            connection = self._local.connection = client.Connection(settings.api_url, self.timeout)
+        calls = [client.Call(entry.procedure, entry.token, entry.body) for entry in group]
+        return client.call_batch(connection, settings.api_key, calls)
 
     def _maybe_prune(self) -> None:
         now = time.monotonic()
@@ -153,3 +248,16 @@ class Forwarder:
                     "Removed %d confirmed sale(s) past retention from the queue",
                     removed,
                 )
+
+
+def outcome_of(entry: Entry, answer: client.Answer, rng: random.Random | None = None) -> Outcome:
+    """Return what ``answer`` (about ``entry`` alone) makes of the row."""
+    if answer.kind == client.CONFIRMED:
+        receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
+        return Outcome(
+            entry.token, "done", 200, receipt_id=receipt_id, assigned_short_code=answer.data.get("short_code")
+        )
+    if answer.kind == client.REFUSED:
+        return Outcome(entry.token, "failed", answer.status, answer.message)
+    wait = next_wait(entry.attempts + 1, answer.retry_after, rng)
+    return Outcome(entry.token, "retry", answer.status, answer.message, wait=wait)

@@ -28,6 +28,9 @@ class Server(ThreadingHTTPServer):
     block_on_close = False
     # On Windows SO_REUSEADDR would let a second agent bind the same port.
     allow_reuse_address = sys.platform != "win32"
+    # socketserver's default backlog of 5 reset connections when a busy till's POS (or
+    # several) opened dozens at once; the kernel caps it at net.core.somaxconn.
+    request_queue_size = 1024
 
     def __init__(self, *args, **kwargs):
         self._active = 0

@@ -8,7 +8,10 @@ HTTP threads, the forwarder and other processes (``status``, ``clear-queue``) ca
 the file."""
 
 import json
+import logging
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +20,10 @@ from pathlib import Path
 
 from receco_agent.transactions import iso_utc
 
-SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+CREATE_RECEIPT = "createReceiptFromPOS"
 BUSY_TIMEOUT_MS = 10_000
 # Confirmed rows are kept a while so 'status' can show recent short-code changes.
 DONE_RETENTION = timedelta(days=7)
@@ -43,6 +49,35 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE INDEX IF NOT EXISTS outbox_state_id ON outbox (state, id);
 CREATE TABLE IF NOT EXISTS agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Version 2: the procedure each row calls, a back-off of its own (so one bad row never holds
+# the rows behind it), whether it must travel alone, and the POS's idempotency key.
+_SCHEMA_2 = """
+ALTER TABLE outbox ADD COLUMN procedure TEXT NOT NULL DEFAULT 'createReceiptFromPOS';
+ALTER TABLE outbox ADD COLUMN next_attempt_at REAL NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN alone INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN idempotency_key TEXT;
+ALTER TABLE outbox ADD COLUMN after_token TEXT;
+-- serves the look-up of a POS's retry by its Idempotency-Key
+CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox (idempotency_key);
+"""
+
+
+class DuplicateKey(Exception):
+    """A sale with this idempotency key is already in the queue."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one row in a batch: ``done``, ``failed`` or ``retry`` after ``wait`` seconds."""
+
+    token: str
+    state: str
+    status: int | None = None
+    error: str | None = None
+    receipt_id: int | None = None
+    assigned_short_code: str | None = None
+    wait: float = 0.0
+    alone: bool = False  # next time in a request of its own (its batch as a whole was refused)
 
 
 @dataclass(frozen=True)
@@ -59,6 +94,8 @@ class Entry:
     last_error: str | None
     assigned_short_code: str | None
     created_at: str
+    procedure: str = CREATE_RECEIPT
+    alone: bool = False
 
 
 def _now() -> str:
@@ -71,12 +108,48 @@ class Outbox:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_lock = threading.Lock()
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+            self._open()
+
+    def _open(self) -> None:
         with self._connect() as conn:
             # WAL lets readers ('status') run while the agent writes; it persists in the file.
             conn.execute("PRAGMA journal_mode=WAL")
-            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < 1:
                 conn.executescript(_SCHEMA)
+            if version < 2:
+                conn.executescript(_SCHEMA_2)
+            if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            # A truncated or overwritten file often opens fine and fails on the first read
+            # of a damaged page; find out now rather than in the middle of a sale.
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {check}")
+
+    def _set_aside(self, error: Exception) -> None:
+        """Move a damaged queue file (and its WAL) aside under a dated name, so a fresh one can start."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        kept = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                source.replace(f"{kept}{suffix}")
+        log.critical(
+            "The queue file %s is damaged (%s): it was kept as %s and a fresh queue started. "
+            "Sales that were waiting in it are NOT uploaded; keep that file for support.",
+            self.path,
+            error,
+            kept,
+        )
+        self._open()
+        with self._write() as conn:
+            _set_state(conn, "damaged_queue", json.dumps({"at": _now(), "kept_as": str(kept), "error": str(error)}))
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -92,7 +165,9 @@ class Outbox:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._connect() as conn:
+        # Writers of this process take turns here rather than in SQLite's busy handler,
+        # which sleeps and retries: under a burst of sales some waited past the timeout.
+        with self._write_lock, self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -101,23 +176,98 @@ class Outbox:
                 raise
             conn.execute("COMMIT")
 
-    def add(self, token: str, short_code: str, body: str, local: dict | None = None) -> None:
-        """Commit a new pending sale (``body``: its JSON service input); returns once durable."""
-        now = _now()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (token, short_code, body, json.dumps(local or {}), now, now),
-            )
+    def add(
+        self,
+        token: str,
+        short_code: str,
+        body: str,
+        local: dict | None = None,
+        idempotency_key: str | None = None,
+        procedure: str = CREATE_RECEIPT,
+        after_token: str | None = None,
+    ) -> None:
+        """Commit a new pending sale (``body``: its JSON service input); returns once durable.
 
-    def pending(self, limit: int = 100) -> list[Entry]:
-        """Return up to ``limit`` pending sales, oldest first."""
+        Raises DuplicateKey when a row with ``idempotency_key`` exists already.
+        """
+        now = _now()
+        try:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at, idempotency_key,"
+                    " procedure, after_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        token,
+                        short_code,
+                        body,
+                        json.dumps(local or {}),
+                        now,
+                        now,
+                        idempotency_key,
+                        procedure,
+                        after_token,
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            if idempotency_key is not None and self.by_key(idempotency_key) is not None:
+                raise DuplicateKey(idempotency_key) from None
+            raise
+
+    def by_key(self, idempotency_key: str) -> Entry | None:
+        """Return the row the POS sent with ``idempotency_key``, or None."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT * FROM outbox WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
+        return _entry(row) if row else None
+
+    def pending(self, limit: int = 100, now: float | None = None) -> list[Entry]:
+        """Return up to ``limit`` pending sales due for a try at ``now`` (epoch seconds), oldest first.
+
+        A row to be sent after another (a refund of a queued sale) waits while that one is pending.
+        """
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT * FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?",
-                (limit,),
+                "SELECT * FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? AND (after_token IS NULL"
+                " OR after_token NOT IN (SELECT token FROM outbox WHERE state = 'pending')) ORDER BY id LIMIT ?",
+                (time.time() if now is None else now, limit),
             ).fetchall()
         return [_entry(row) for row in rows]
+
+    def next_due(self) -> float | None:
+        """Return when (epoch seconds) the next pending row is due, None when none is pending."""
+        with self._connect() as conn:
+            return conn.execute("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'").fetchone()[0]
+
+    def settle(self, outcomes: list["Outcome"]) -> None:
+        """Record the outcomes of one batch in one transaction (one disk sync for the batch)."""
+        now, at = _now(), time.time()
+        with self._write() as conn:
+            for outcome in outcomes:
+                if outcome.state == "done":
+                    conn.execute(
+                        "UPDATE outbox SET state = 'done', attempts = attempts + 1, last_status = 200,"
+                        " last_error = NULL, receipt_id = ?, assigned_short_code = ?, confirmed_at = ?,"
+                        " updated_at = ? WHERE token = ? AND state = 'pending'",
+                        (outcome.receipt_id, outcome.assigned_short_code, now, now, outcome.token),
+                    )
+                    _set_state(conn, "last_success", now)
+                    continue
+                if outcome.state == "failed":
+                    conn.execute(
+                        "UPDATE outbox SET state = 'failed', attempts = attempts + 1, last_status = ?,"
+                        " last_error = ?, updated_at = ? WHERE token = ? AND state = 'pending'",
+                        (outcome.status, outcome.error, now, outcome.token),
+                    )
+                else:
+                    conn.execute(
+                        "UPDATE outbox SET attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = ?,"
+                        " next_attempt_at = ?, alone = ? WHERE token = ? AND state = 'pending'",
+                        (outcome.status, outcome.error, now, at + outcome.wait, int(outcome.alone), outcome.token),
+                    )
+                _set_state(
+                    conn,
+                    "last_error",
+                    json.dumps({"at": now, "token": outcome.token, "status": outcome.status, "message": outcome.error}),
+                )
 
     def get(self, token: str) -> Entry | None:
         """Return the sale with ``token``, or None."""
@@ -182,7 +332,8 @@ class Outbox:
         """Put all failed sales back in the queue (e.g. after fixing the API key); return how many."""
         with self._write() as conn:
             return conn.execute(
-                "UPDATE outbox SET state = 'pending', updated_at = ? WHERE state = 'failed'",
+                "UPDATE outbox SET state = 'pending', next_attempt_at = 0, alone = 0, updated_at = ?"
+                " WHERE state = 'failed'",
                 (_now(),),
             ).rowcount
 
@@ -207,6 +358,7 @@ class Outbox:
             "last_success": None,
             "failed_transactions": [],
             "short_code_changes": [],
+            "damaged_queue": None,
         }
 
     def summary(self) -> dict:
@@ -220,7 +372,7 @@ class Outbox:
             ).fetchall()
             changed = conn.execute(
                 "SELECT token, short_code, assigned_short_code, confirmed_at FROM outbox"
-                " WHERE state = 'done' AND assigned_short_code IS NOT NULL"
+                " WHERE state = 'done' AND assigned_short_code IS NOT NULL AND short_code != ''"
                 " AND assigned_short_code != short_code ORDER BY id DESC LIMIT 20"
             ).fetchall()
             oldest = conn.execute("SELECT MIN(created_at) FROM outbox WHERE state = 'pending'").fetchone()[0]
@@ -229,8 +381,9 @@ class Outbox:
             "failed": counts.get("failed", 0),
             "done": counts.get("done", 0),
             "oldest_pending": oldest,
-            "last_error": json.loads(state["last_error"]) if "last_error" in state else None,
+            "last_error": _unresolved(state.get("last_error"), state.get("last_success")),
             "last_success": state.get("last_success"),
+            "damaged_queue": json.loads(state["damaged_queue"]) if "damaged_queue" in state else None,
             "failed_transactions": [
                 {
                     "token": r[0],
@@ -243,6 +396,15 @@ class Outbox:
             ],
             "short_code_changes": [{"token": r[0], "requested": r[1], "assigned": r[2], "at": r[3]} for r in changed],
         }
+
+
+def _unresolved(last_error: str | None, last_success: str | None) -> dict | None:
+    # An error followed by a confirmed upload is resolved: status no longer shows it
+    # (a sale refused for good stays listed among the failed ones).
+    error = json.loads(last_error) if last_error else None
+    if error is None or (last_success is not None and last_success > error["at"]):
+        return None
+    return error
 
 
 def _set_state(conn: sqlite3.Connection, key: str, value: str) -> None:
@@ -264,4 +426,6 @@ def _entry(row: sqlite3.Row) -> Entry:
         last_error=row["last_error"],
         assigned_short_code=row["assigned_short_code"],
         created_at=row["created_at"],
+        procedure=row["procedure"],
+        alone=bool(row["alone"]),
     )

@@ -4,7 +4,7 @@ import logging
 
 from receco_agent.agent import Agent
 from receco_agent.httputil import Handler, Server, Stopping
-from receco_agent.transactions import MAX_BODY_BYTES
+from receco_agent.transactions import MAX_BODY_BYTES, MAX_KEY_LENGTH
 
 log = logging.getLogger(__name__)
 
@@ -25,15 +25,22 @@ class AgentHandler(Handler):
     def do_POST(self) -> None:
         if not self.host_allowed():
             return
-        if self.path.split("?")[0] != "/transactions":
+        path = self.path.split("?")[0]
+        if path not in ("/transactions", "/refunds"):
             self.close_connection = True
             self.send_error_json(404, f"No such endpoint: POST {self.path.split('?')[0]}")
             return
         try:
             with self.server.working():
+                key = self.headers.get("Idempotency-Key")
+                if key is not None and not 1 <= len(key.strip()) <= MAX_KEY_LENGTH:
+                    self.close_connection = True
+                    self.send_error_json(400, f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters")
+                    return
                 body = self.read_json_body(MAX_BODY_BYTES)
                 if body is not None:
-                    status, answer = self.server.agent.accept(body)
+                    handle = self.server.agent.accept if path == "/transactions" else self.server.agent.refund
+                    status, answer = handle(body, key.strip() if key else None)
                     self.send_json(status, answer)
         except Stopping:
             self.close_connection = True

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from receco_agent.config import HOME_ENV, Settings
+from receco_agent.config import HOME_ENV, WINDOWS_SERVICE, Settings
 
 ACTIONS = ("install", "start", "stop", "uninstall")
 PLATFORMS = ("linux", "macos", "windows")
 UNIT_NAME = "receco-agent.service"
 LAUNCHD_LABEL = "com.receco.agent"
-WINDOWS_SERVICE = "RececoAgent"
 # The agent may need up to the upload timeout (15 s) to finish the upload in flight.
 STOP_TIMEOUT_SECONDS = 30
 

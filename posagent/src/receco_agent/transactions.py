@@ -1,8 +1,8 @@
-"""The POS transaction of spec 2.4: validation of the camelCase body and its mapping to
-the service's snake_case createReceiptFromPOS input.
+"""The POS's transaction: validation of the camelCase body and its mapping to the
+service's snake_case createReceiptFromPOS input.
 
-The checks mirror the service's own (CONTRACT.md, createReceiptFromPOS), so that a sale
-the service would refuse is refused at the till, not discovered later in the queue."""
+The bounds are the service's own (service_rules), so that a sale the service would refuse
+is refused at the till, not discovered later in the queue."""
 
 import json
 import re
@@ -10,23 +10,27 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-MAX_BODY_BYTES = 1024 * 1024
-# The service's documented bounds (README "Limits"): checked here so a queued sale is
-# not refused hours later.
-MAX_ITEMS = 500
-MAX_AMOUNT = 10**15
-MAX_QUANTITY = 1_000_000
-MERCHANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+from receco_agent import service_rules
+from receco_agent.service_rules import ITEM, PAYMENT_DETAILS, SALE, TAX_LINE, text_problem
+
+MAX_BODY_BYTES = 1024 * 1024  # of a POS request to the agent
+MAX_ITEMS = SALE["items"][1]
+MAX_AMOUNT = service_rules.MAX_AMOUNT
+MAX_QUANTITY = ITEM["quantity"][2]
+MAX_TAX_LINES = SALE["tax_lines"][1]
+MAX_KEY_LENGTH = 200  # an Idempotency-Key or transactionId
+MERCHANT_ID = re.compile(service_rules.MERCHANT_ID_PATTERN)
+_CARD_NUMBER = re.compile(service_rules.CARD_NUMBER_PATTERN)
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
 # camelCase field -> (snake_case service field or None when kept local, longest length)
 _OPTIONAL_STRINGS = {
-    "merchantName": ("merchant_name", 200),
-    "merchantLogo": ("merchant_logo", 500),
-    "accentColor": ("accent_color", 7),
-    "currency": ("currency", 3),
-    "paymentMethod": ("payment_method", 50),
-    "location": ("location", 200),
+    "merchantName": ("merchant_name", SALE["merchant_name"][1]),
+    "merchantLogo": ("merchant_logo", SALE["merchant_logo"][1]),
+    "accentColor": ("accent_color", SALE["accent_color"][1]),
+    "currency": ("currency", SALE["currency"][1]),
+    "paymentMethod": ("payment_method", SALE["payment_method"][1]),
+    "location": ("location", SALE["location"][1]),
     "timestamp": (None, 40),
     "cashierId": (None, 100),
     "terminalId": (None, 100),
@@ -45,6 +49,8 @@ class Transaction:
     items: list[dict]
     total_amount: int
     strings: dict[str, str] = field(default_factory=dict)
+    transaction_id: str | None = None  # the POS's own id of the sale: its retries share it
+    breakdown: dict = field(default_factory=dict)  # subtotal, discount, tip, tax lines, card: service names
 
     @property
     def local_fields(self) -> dict:
@@ -74,8 +80,9 @@ def _item(index: int, raw: object) -> dict:
     if not isinstance(raw, dict):
         raise InvalidTransaction(f"{where} must be an object")
     name = raw.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 200:
-        raise InvalidTransaction(f"{where}.name is required and must be a string of 1 to 200 characters")
+    longest = ITEM["name"][1]
+    if not isinstance(name, str) or not name.strip() or len(name) > longest:
+        raise InvalidTransaction(f"{where}.name is required and must be a string of 1 to {longest} characters")
     quantity = raw.get("quantity")
     if not _is_int(quantity) or not 1 <= quantity <= MAX_QUANTITY:
         raise InvalidTransaction(f"{where}.quantity must be an integer from 1 to {MAX_QUANTITY}")
@@ -88,8 +95,8 @@ def _item(index: int, raw: object) -> dict:
     item = {"name": name, "quantity": quantity, "unit_price": unit_price, "total_price": total_price}
     sku = raw.get("sku")
     if sku is not None and sku != "":
-        if not isinstance(sku, str) or len(sku) > 64:
-            raise InvalidTransaction(f"{where}.sku must be a string of at most 64 characters")
+        if not isinstance(sku, str) or len(sku) > ITEM["sku"][1]:
+            raise InvalidTransaction(f"{where}.sku must be a string of at most {ITEM['sku'][1]} characters")
         item["sku"] = sku
     return item
 
@@ -122,6 +129,7 @@ def validate(data: object) -> Transaction:
     """Return the Transaction of a decoded JSON value; raise InvalidTransaction if it is not one."""
     if not isinstance(data, dict):
         raise InvalidTransaction("Request body must be a JSON object")
+    check_texts(data, "")
     missing = [k for k in ("merchantId", "items", "totalAmount") if data.get(k) is None]
     if missing:
         raise InvalidTransaction("Missing required field(s): " + ", ".join(missing))
@@ -145,7 +153,129 @@ def validate(data: object) -> Transaction:
             raise InvalidTransaction(f"{key} must be a string of at most {longest} characters")
         _check_string(key, value)
         strings[key] = value.upper() if key == "currency" else value
-    return Transaction(merchant_id.strip(), [_item(i, raw) for i, raw in enumerate(items)], total, strings)
+    transaction_id = data.get("transactionId")
+    if transaction_id is not None and (
+        not isinstance(transaction_id, str) or not 1 <= len(transaction_id) <= MAX_KEY_LENGTH
+    ):
+        raise InvalidTransaction(f"transactionId must be a string of 1 to {MAX_KEY_LENGTH} characters")
+    items_ = [_item(i, raw) for i, raw in enumerate(items)]
+    breakdown = _breakdown(data)
+    _check_sums(items_, total, breakdown)
+    return Transaction(merchant_id.strip(), items_, total, strings, transaction_id or None, breakdown)
+
+
+def check_texts(value: object, where: str) -> None:
+    """Refuse NUL characters and lone surrogates anywhere, naming the field (as the service does)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = f"{where}.{key}" if where else str(key)
+            problem = text_problem(str(key))
+            if problem:
+                raise InvalidTransaction(f"{path}: the field name {problem}")
+            check_texts(inner, path)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            check_texts(inner, f"{where}[{index}]")
+    elif isinstance(value, str):
+        problem = text_problem(value)
+        if problem:
+            raise InvalidTransaction(f"{where} {problem}")
+
+
+def _optional_amount(data: dict, key: str) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not _amount(value):
+        raise InvalidTransaction(f"{key} must be an integer >= 0 (minor currency units)")
+    return value
+
+
+def _tax_line(index: int, raw: object) -> dict:
+    where = f"taxLines[{index}]"
+    if not isinstance(raw, dict):
+        raise InvalidTransaction(f"{where} must be an object")
+    name, rate, inclusive = raw.get("name"), raw.get("rate"), raw.get("inclusive", False)
+    longest = TAX_LINE["name"][1]
+    if not isinstance(name, str) or not name.strip() or len(name) > longest:
+        raise InvalidTransaction(f"{where}.name is required and must be a string of 1 to {longest} characters")
+    low, high = TAX_LINE["rate"][1:]
+    if type(rate) not in (int, float) or not low <= rate <= high:
+        raise InvalidTransaction(f"{where}.rate must be a number from {low} to {high} (a percentage such as 7.5)")
+    line = {"name": name, "rate": rate}
+    for camel, snake in (("taxableAmount", "taxable_amount"), ("taxAmount", "tax_amount")):
+        if not _amount(raw.get(camel)):
+            raise InvalidTransaction(f"{where}.{camel} must be an integer >= 0 (minor currency units)")
+        line[snake] = raw[camel]
+    if type(inclusive) is not bool:
+        raise InvalidTransaction(f"{where}.inclusive must be true or false")
+    line["inclusive"] = inclusive
+    return line
+
+
+def _payment_details(raw: object) -> dict:
+    if not isinstance(raw, dict):
+        raise InvalidTransaction("paymentDetails must be an object")
+    if _CARD_NUMBER.search(json.dumps(raw, ensure_ascii=False)):
+        raise InvalidTransaction("paymentDetails must not hold a card number (12 or more digits in a row)")
+    details = {}
+    for camel, snake in (
+        ("cardBrand", "card_brand"),
+        ("cardLast4", "card_last4"),
+        ("authorizationCode", "authorization_code"),
+    ):
+        value = raw.get(camel)
+        if value is None or value == "":
+            continue
+        longest = PAYMENT_DETAILS[snake][1]
+        if not isinstance(value, str) or len(value) > longest:
+            raise InvalidTransaction(f"paymentDetails.{camel} must be a string of at most {longest} characters")
+        details[snake] = value
+    if "card_last4" in details and not re.fullmatch(r"[0-9]{4}", details["card_last4"]):
+        raise InvalidTransaction("paymentDetails.cardLast4 must be the last 4 digits of the card")
+    return details
+
+
+def _breakdown(data: dict) -> dict:
+    """The optional subtotal, discount, tip, tax lines and payment details, in the service's names."""
+    breakdown: dict = {}
+    for camel, snake in (
+        ("subtotalAmount", "subtotal_amount"),
+        ("discountAmount", "discount_amount"),
+        ("tipAmount", "tip_amount"),
+    ):
+        value = _optional_amount(data, camel)
+        if value is not None:
+            breakdown[snake] = value
+    lines = data.get("taxLines")
+    if lines is not None:
+        if not isinstance(lines, list) or len(lines) > MAX_TAX_LINES:
+            raise InvalidTransaction(f"taxLines must be an array of at most {MAX_TAX_LINES} tax lines")
+        if lines:
+            breakdown["tax_lines"] = [_tax_line(i, raw) for i, raw in enumerate(lines)]
+    if data.get("paymentDetails") is not None:
+        details = _payment_details(data["paymentDetails"])
+        if details:
+            breakdown["payment_details"] = details
+    return breakdown
+
+
+def _check_sums(items: list[dict], total: int, breakdown: dict) -> None:
+    # The service's rule (held to it by a test): a given subtotal is the items' sum, and
+    # subtotal - discount + taxes not inclusive + tip is the total.
+    subtotal = breakdown.get("subtotal_amount")
+    if subtotal is None:
+        return
+    items_sum = sum(item["total_price"] for item in items)
+    if subtotal != items_sum:
+        raise InvalidTransaction(f"subtotalAmount must equal the sum of the items' totalPrice ({items_sum})")
+    added_tax = sum(line["tax_amount"] for line in breakdown.get("tax_lines", ()) if not line["inclusive"])
+    expected = subtotal - breakdown.get("discount_amount", 0) + added_tax + breakdown.get("tip_amount", 0)
+    if total != expected:
+        raise InvalidTransaction(
+            "totalAmount must equal subtotalAmount - discountAmount + the taxAmount of the taxLines that are not "
+            f"inclusive + tipAmount ({expected})"
+        )
 
 
 def iso_utc(moment: datetime) -> str:
@@ -171,4 +301,5 @@ def to_service_input(tx: Transaction, token: str, short_code: str, now: datetime
     payload["transaction_date"] = iso_utc(moment)
     payload["items"] = tx.items
     payload["status"] = "completed"
+    payload.update(tx.breakdown)
     return payload

@@ -13,7 +13,8 @@ import win32service
 import win32serviceutil
 
 from receco_agent import config
-from receco_agent.service_install import WINDOWS_SERVICE
+from receco_agent.config import WINDOWS_SERVICE
+from receco_agent.runner import configure_logging, run_agent
 
 
 class RececoAgentService(win32serviceutil.ServiceFramework):
@@ -33,8 +34,6 @@ class RececoAgentService(win32serviceutil.ServiceFramework):
         self._stop.set()
 
     def SvcDoRun(self) -> None:
-        from receco_agent.cli import configure_logging, run_agent
-
         servicemanager.LogMsg(
             servicemanager.EVENTLOG_INFORMATION_TYPE,
             servicemanager.PYS_SERVICE_STARTED,

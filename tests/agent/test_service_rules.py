@@ -1,0 +1,99 @@
+"""The agent's copy of the service's input rules (receco_agent.service_rules) against the
+service's serializers: when one changes, this says to change the other."""
+
+import re
+
+import pytest
+from django.conf import settings
+from receco_agent import service_rules
+from receco_agent.transactions import InvalidTransaction, validate
+from rest_framework import serializers
+
+from merchants.models import string_id_validator
+from receipts.refunds import RefundSerializer
+from receipts.validation import (
+    CARD_NUMBER_RE,
+    SaleSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictNumberField,
+    sums_problem,
+)
+
+
+def _rule(field) -> tuple:
+    if isinstance(field, serializers.ListSerializer):
+        return ("list", field.max_length, _rule(field.child))
+    if isinstance(field, serializers.Serializer):
+        return ("object", {name: _rule(inner) for name, inner in field.fields.items()})
+    if isinstance(field, StrictIntegerField):
+        return ("int", field.min_value, field.max_value)
+    if isinstance(field, StrictNumberField):
+        return ("number", field.min_value, field.max_value)
+    if isinstance(field, StrictBooleanField):
+        return ("bool",)
+    if isinstance(field, StrictCharField):
+        return ("text", field.max_length)
+    raise AssertionError(f"no rule for {field!r}")
+
+
+def test_the_agents_field_rules_are_the_services():
+    assert _rule(SaleSerializer()) == ("object", service_rules.SALE)
+    assert _rule(RefundSerializer()) == ("object", service_rules.REFUND)
+
+
+def test_the_agents_patterns_and_limits_are_the_services():
+    assert CARD_NUMBER_RE.pattern == service_rules.CARD_NUMBER_PATTERN
+    assert f"^{service_rules.MERCHANT_ID_PATTERN}$" == string_id_validator.regex.pattern
+    assert service_rules.MAX_BODY_BYTES == settings.RECECO_MAX_BODY_BYTES
+
+
+@pytest.mark.parametrize("text", ["Mama\x00Put", "Lekki \ud800", "\udfff", "fine", "Jollof \U0001f35b"])
+def test_the_agent_refuses_the_text_the_service_refuses(text):
+    field = StrictCharField(max_length=200)
+    try:
+        field.run_validation(text)
+        service_refuses = False
+    except serializers.ValidationError:
+        service_refuses = True
+    assert (service_rules.text_problem(text) is not None) == service_refuses
+
+
+SUMS = [
+    {"subtotal_amount": 1000, "discount_amount": 100, "tip_amount": 50, "tax_lines": [(75, False)], "total": 1025},
+    {"subtotal_amount": 1000, "discount_amount": 100, "tip_amount": 50, "tax_lines": [(75, False)], "total": 1024},
+    {"subtotal_amount": 1000, "tax_lines": [(75, True)], "total": 1000},
+    {"subtotal_amount": 999, "total": 999},
+    {"total": 5},
+]
+
+
+@pytest.mark.parametrize("case", SUMS)
+def test_the_agent_adds_up_a_sale_as_the_service_does(case):
+    lines = [
+        {"name": "VAT", "rate": 7.5, "taxable_amount": 1000, "tax_amount": tax, "inclusive": inclusive}
+        for tax, inclusive in case.get("tax_lines", [])
+    ]
+    sale = {
+        "items": [{"name": "Rice", "quantity": 2, "unit_price": 500, "total_price": 1000}],
+        "total_amount": case["total"],
+        "tax_lines": lines,
+        **{k: case[k] for k in ("subtotal_amount", "discount_amount", "tip_amount") if k in case},
+    }
+    camel = {
+        "merchantId": "test-shop",
+        "items": [{"name": "Rice", "quantity": 2, "unitPrice": 500, "totalPrice": 1000}],
+        "totalAmount": case["total"],
+        "taxLines": [
+            {"name": "VAT", "rate": 7.5, "taxableAmount": 1000, "taxAmount": tax, "inclusive": inclusive}
+            for tax, inclusive in case.get("tax_lines", [])
+        ],
+        **{re.sub(r"_(\w)", lambda m: m[1].upper(), k): case[k] for k in sale if k.endswith("_amount") and k in case},
+    }
+    try:
+        validate(camel)
+        agent_refuses = False
+    except InvalidTransaction:
+        agent_refuses = True
+    assert agent_refuses == (sums_problem(sale) is not None)
