@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.mail import get_connection
 from django.utils import timezone
 
+from receco.ops import metrics
 from receipts import sms
 from receipts.messages import compose_email, compose_sms
 from receipts.models import Delivery
@@ -72,6 +73,7 @@ def run_delivery(delivery_id: int) -> Attempt:
     delivery.last_error = ""
     delivery.next_attempt_at = None
     delivery.save()
+    metrics.delivery(delivery.channel, delivery.status)
     logger.info("delivery %s (%s) %s", delivery.pk, delivery.masked_destination, delivery.status)
     return Attempt(delivery.status)
 
@@ -82,11 +84,13 @@ def _record_failure(delivery: Delivery, error: str, *, permanent: bool) -> Attem
         delivery.status = Delivery.Status.FAILED
         delivery.next_attempt_at = None
         delivery.save()
+        metrics.delivery(delivery.channel, delivery.status)
         logger.warning("delivery %s (%s) failed for good: %s", delivery.pk, delivery.masked_destination, error)
         return Attempt(delivery.status)
     delivery.status = Delivery.Status.RETRYING
     delivery.next_attempt_at = timezone.now() + retry_delay(delivery.attempts)
     delivery.save()
+    metrics.delivery(delivery.channel, delivery.status)
     logger.warning(
         "delivery %s (%s) attempt %s failed, next at %s: %s",
         delivery.pk,
