@@ -9,6 +9,7 @@ Sections, by concern: project, web, database, cache, security, limits, delivery,
 """
 
 import ipaddress
+import logging
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -343,6 +344,9 @@ RECECO_LOG_FORMAT = envstr("RECECO_LOG_FORMAT", "plain").lower()
 if RECECO_LOG_FORMAT not in FORMATS:
     raise ImproperlyConfigured(f"RECECO_LOG_FORMAT must be plain or json, not {RECECO_LOG_FORMAT!r}")
 LOGGING = logging_config(RECECO_LOG_FORMAT, envstr("DJANGO_LOG_LEVEL", "INFO").upper())
+if RECECO_LOG_FORMAT == "json":
+    # Python's warnings as log records (logger py.warnings), not bare lines on stderr.
+    logging.captureWarnings(True)
 
 # /metrics in the Prometheus text format, off by default. When on, served to the client
 # addresses (or networks) listed, as RECECO_TRUSTED_PROXY_COUNT finds them, and to
