@@ -19,9 +19,11 @@ limit_request_line = 8190
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
-# The request path without its query string: getReceipt inputs stay out of the log. The
-# request id (receco.ops.requestid) ties the line to the application's lines.
+# The request path without its query string (getReceipt inputs stay out of the log) and
+# without receipt references (receco.ops.access_log). The request id
+# (receco.ops.requestid) ties the line to the application's lines.
 accesslog = "-"
+logger_class = "receco.ops.access_log.AccessLogger"
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms %({x-request-id}o)s'
 if envstr("RECECO_LOG_FORMAT").lower() == "json":
     # gunicorn's own lines (start-up, workers, access) as JSON objects too.

@@ -28,6 +28,8 @@ class JsonFormatter(_LibraryJsonFormatter):
         super().add_fields(log_record, record, message_dict)
         for field in [field for field in log_record if field not in JSON_FIELDS]:
             del log_record[field]
+        if log_record.get("request_id") is None:  # a record no RequestIdFilter saw (gunicorn's)
+            log_record["request_id"] = "-"
 
 
 def logging_config(log_format: str, level: str) -> dict:

@@ -91,7 +91,20 @@ def test_every_log_line_is_a_json_object_with_the_request_id(metered):
     assert lines
     parsed = [json.loads(line) for line in lines]  # raises on any line that is not JSON
     assert all({"time", "level", "logger", "message"} <= set(entry) for entry in parsed)
-    assert any("probe-7f3a.1" in entry["message"] for entry in parsed if entry["logger"] == "gunicorn.access")
+    access = [entry["message"] for entry in parsed if entry["logger"] == "gunicorn.access"]
+    assert any(line.endswith(" probe-7f3a.1") and '"GET /api/trpc/noSuchProcedure"' in line for line in access)
+
+
+def test_the_access_log_leaves_receipt_references_out(metered):
+    assert _get(f"{metered.url}/app/receipt/rcpt_secret01_aaaaaa?x=1")[0] == 404
+    assert _get(f"{metered.url}/app/receipt/K7P2QX/qr.png")[0] == 404
+    time.sleep(0.5)
+    text = metered.log.read_text()
+    access = [json.loads(line)["message"] for line in text.splitlines() if '"gunicorn.access"' in line]
+    assert any('"GET /app/receipt/*" 404' in line for line in access)
+    assert any('"GET /app/receipt/*/qr.png" 404' in line for line in access)
+    assert "rcpt_secret01_aaaaaa" not in text
+    assert "K7P2QX" not in text
 
 
 def test_readyz_says_the_database_does_not_answer(tmp_path):
