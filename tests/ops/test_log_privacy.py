@@ -88,5 +88,6 @@ def test_no_line_holds_a_contact_a_key_or_a_token(api, client, sale, live_key, f
     text = "\n".join(every_line)
     assert "failed" in text  # the deliveries failed, and said so
     assert "till-7-sale-42" in text  # the lines carry the request id
-    secrets = _secrets(EMAIL, PHONE, OTHER_EMAIL, OTHER_PHONE, live_key.key, bad_key, token)
+    short_code = body["result"]["data"]["short_code"]
+    secrets = _secrets(EMAIL, PHONE, OTHER_EMAIL, OTHER_PHONE, live_key.key, bad_key, token, short_code)
     assert [secret for secret in secrets if secret in text] == []
