@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django_tasks_db.models import DBTaskResult
 
 from receco.ops import requestid
+from receipts.models import Delivery
 from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
@@ -71,8 +72,9 @@ def test_the_worker_logs_under_the_id_of_the_request_that_queued(api, sale, live
     caplog.set_level(logging.INFO)
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
     sent = [record for record in caplog.records if record.name == "receipts.sending"]
+    delivery = Delivery.objects.get()
     assert [(record.getMessage(), record.request_id) for record in sent] == [
-        ("delivery 1 (a*******@example.com) sent", "till-7-sale-42")
+        (f"delivery {delivery.pk} (a*******@example.com) sent", "till-7-sale-42")
     ]
 
 
