@@ -7,8 +7,8 @@ Tasks carry the id of the request that queued them (``current`` when queuing,
 
 import contextlib
 import logging
+import os
 import re
-import uuid
 from collections.abc import Iterator
 from contextvars import ContextVar, Token
 
@@ -30,8 +30,9 @@ def sane(value: str | None) -> str | None:
 
 
 def new() -> str:
-    """A fresh request id (32 hexadecimal digits)."""
-    return uuid.uuid4().hex
+    """A fresh request id (32 hexadecimal digits: 128 random bits, as a UUID holds, made
+    several times faster than uuid4)."""
+    return os.urandom(16).hex()
 
 
 def current() -> str:
