@@ -19,4 +19,8 @@ RUN DJANGO_SECRET_KEY=collectstatic-only RECECO_LOCAL_CACHE=1 python manage.py c
 
 USER receco
 EXPOSE 8000
+# /healthz answers without the database or Redis: a failing check means the process
+# itself is stuck. (No curl in the slim image: Python's urllib does it.)
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=4)"
 CMD ["gunicorn", "--config", "gunicorn.conf.py", "receco.wsgi"]

@@ -1,7 +1,11 @@
 """gunicorn settings for the image (override any of them with GUNICORN_CMD_ARGS)."""
 
+import glob
 import multiprocessing
 import os
+import tempfile
+
+from receco.lib.env import envbool, envstr
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
@@ -15,10 +19,45 @@ limit_request_line = 8190
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
-# The request path without its query string: getReceipt inputs stay out of the log.
+# The request path without its query string (getReceipt inputs stay out of the log) and
+# without receipt references (receco.ops.access_log). The request id
+# (receco.ops.requestid) ties the line to the application's lines.
 accesslog = "-"
-access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms'
+logger_class = "receco.ops.access_log.AccessLogger"
+access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms %({x-request-id}o)s'
+if envstr("RECECO_LOG_FORMAT").lower() == "json":
+    # gunicorn's own lines (start-up, workers, access) as JSON objects too.
+    logconfig_dict = {
+        "formatters": {"json": {"()": "receco.ops.logformat.JsonFormatter"}},
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+            "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+        },
+    }
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # gunicorn's control socket (for gunicornc) would be made under $HOME, which the image's
 # user cannot write, and several servers on one machine would share its path.
 control_socket_disable = True
+
+# Metrics (RECECO_METRICS): every worker writes its values under PROMETHEUS_MULTIPROC_DIR
+# and a scrape adds them up. The variable must be set before any worker imports
+# prometheus_client; without one, a directory of this server's own is made.
+if envbool("RECECO_METRICS", False) and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="receco-metrics-")
+
+
+def on_starting(server):
+    """Forget the values of a previous run: the counters start again from zero."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        for path in glob.glob(os.path.join(directory, "*.db")):
+            os.remove(path)
+
+
+def child_exit(server, worker):
+    """A worker that exits keeps its counts in the sums; its live gauges go."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

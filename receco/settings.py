@@ -5,9 +5,11 @@ local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
 DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL. Every reader fails at start-up with a message
 naming its variable (receco.lib.env).
 
-Sections, by concern: project, web, database, cache, security, limits, delivery, logging.
+Sections, by concern: project, web, database, cache, security, limits, delivery, operations.
 """
 
+import ipaddress
+import logging
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,6 +29,7 @@ from receco.lib.env import (
     envzone,
     parse_email_url,
 )
+from receco.ops.logformat import FORMATS, logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -57,6 +60,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Answers /healthz, /readyz and /metrics whatever the Host; gives each request its id.
+    "receco.ops.middleware.OperationsMiddleware",
     # Answers /api/trpc/ itself: the API needs none of the middleware below.
     "agentapi.middleware.ApiShortcutMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -357,16 +362,31 @@ RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = envbool("RECECO_WEBHOOKS_ALLOW_HTTP_LOCAL
 # (on-premise installations whose receivers are on the same network).
 RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = envbool("RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", False)
 
-# --- Logging -------------------------------------------------------------------------
+# --- Operations: logs, request ids, metrics (receco.ops; docs/operations.md) ------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": envstr("DJANGO_LOG_LEVEL", "INFO").upper()},
-    "loggers": {
-        # Django logs every 4xx with the full path, and getReceipt paths carry tokens.
-        "django.request": {"level": "ERROR"},
-    },
-}
+# "plain" lines for people, or "json": one JSON object a line for a log collector.
+RECECO_LOG_FORMAT = envstr("RECECO_LOG_FORMAT", "plain").lower()
+if RECECO_LOG_FORMAT not in FORMATS:
+    raise ImproperlyConfigured(f"RECECO_LOG_FORMAT must be plain or json, not {RECECO_LOG_FORMAT!r}")
+LOGGING = logging_config(RECECO_LOG_FORMAT, envstr("DJANGO_LOG_LEVEL", "INFO").upper())
+if RECECO_LOG_FORMAT == "json":
+    # Python's warnings as log records (logger py.warnings), not bare lines on stderr.
+    logging.captureWarnings(True)
+
+# /metrics in the Prometheus text format, off by default. When on, served to the client
+# addresses (or networks) listed, as RECECO_TRUSTED_PROXY_COUNT finds them, and to
+# requests with "Authorization: Bearer <RECECO_METRICS_TOKEN>". With several worker
+# processes, PROMETHEUS_MULTIPROC_DIR (gunicorn.conf.py makes one if unset) adds them up.
+RECECO_METRICS = envbool("RECECO_METRICS", False)
+RECECO_METRICS_ALLOWED_IPS = envlist("RECECO_METRICS_ALLOWED_IPS", ["127.0.0.1", "::1"])
+for _network in RECECO_METRICS_ALLOWED_IPS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"RECECO_METRICS_ALLOWED_IPS must list addresses or networks (10.0.0.0/8), not {_network!r}"
+        ) from None
+RECECO_METRICS_TOKEN = envstr("RECECO_METRICS_TOKEN")
+if RECECO_METRICS:
+    # First after OperationsMiddleware: it times everything else.
+    MIDDLEWARE.insert(1, "receco.ops.middleware.MetricsMiddleware")

@@ -14,6 +14,7 @@ from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict
 from receco.lib.queries import create
+from receco.ops import metrics
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
 from receipts.delivery_limits import Planned
@@ -79,6 +80,7 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
             with insert():
                 owner = merchant if merchant.pk is not None else _save_test_merchant(merchant)
                 receipt = create(Receipt, token=token, short_code=short_code, merchant=owner, **fields)
+                metrics.receipt_created(receipt.livemode)
                 planned = []
                 if contact:  # a contact given with the sale asks for the receipt, like updateReceiptContact
                     planned = schedule_deliveries(receipt, receipt.customer_email, receipt.customer_phone, keyed=keyed)

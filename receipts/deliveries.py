@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from receco.errors import RateLimited
+from receco.ops import metrics
 from receipts import delivery_limits
 from receipts.contacts import mask_destination
 from receipts.models import Delivery, Receipt
@@ -55,6 +56,9 @@ def attach_contact(
         planned = _plan(receipt, email, phone, keyed=keyed)
         refused = [entry for entry in planned if entry.status == delivery_limits.LIMITED]
         if refused:
+            metrics.rate_limit_refused("deliveries_daily")
+            for entry in refused:
+                metrics.delivery(entry.channel, entry.status)
             raise DeliveryLimited(refused)
         changes = {"customer_email": email, "customer_phone": phone}
         changes = {field: value for field, value in changes.items() if value is not None}
@@ -90,6 +94,7 @@ def _record(receipt: Receipt, planned: list[delivery_limits.Planned], *, keyed: 
     transaction commits."""
     for entry in planned:
         masked = mask_destination(entry.channel, entry.destination)
+        metrics.delivery(entry.channel, entry.status)
         if entry.status != delivery_limits.QUEUED:
             logger.info("delivery of receipt %s to %s not sent: %s", receipt.pk, masked, entry.status)
             continue

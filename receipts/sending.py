@@ -19,6 +19,7 @@ from django.core.mail import get_connection
 from django.db import transaction
 from django.utils import timezone
 
+from receco.ops import metrics
 from receipts import sms
 from receipts.messages import compose_email, compose_sms
 from receipts.models import Delivery
@@ -75,6 +76,7 @@ def run_delivery(delivery_id: int) -> Attempt:
     delivery.last_error = ""
     delivery.next_attempt_at = None
     delivery.save()
+    metrics.delivery(delivery.channel, delivery.status)
     logger.info("delivery %s (%s) %s", delivery.pk, delivery.masked_destination, delivery.status)
     return Attempt(delivery.status)
 
@@ -87,11 +89,13 @@ def _record_failure(delivery: Delivery, error: str, *, permanent: bool) -> Attem
         with transaction.atomic():
             delivery.save()
             emit(EventType.DELIVERY_FAILED, delivery.receipt)
+        metrics.delivery(delivery.channel, delivery.status)
         logger.warning("delivery %s (%s) failed for good: %s", delivery.pk, delivery.masked_destination, error)
         return Attempt(delivery.status)
     delivery.status = Delivery.Status.RETRYING
     delivery.next_attempt_at = timezone.now() + retry_delay(delivery.attempts)
     delivery.save()
+    metrics.delivery(delivery.channel, delivery.status)
     logger.warning(
         "delivery %s (%s) attempt %s failed, next at %s: %s",
         delivery.pk,

@@ -57,10 +57,16 @@ def get_backend(path: str | None = None):
 
 
 class ConsoleBackend:
-    """Development: the message goes to the log, the number masked."""
+    """Development: the message goes to the log, the number masked. Its text (the receipt's
+    link, whose token opens the receipt) only in debug mode: without it, this is the
+    default backend of a deployment that has not chosen one, and logs are kept and shared."""
 
     def send(self, message: SmsMessage) -> None:
-        logger.info("SMS to %s: %s", mask_phone(message.to), message.body)
+        if settings.DEBUG:
+            logger.info("SMS to %s: %s", mask_phone(message.to), message.body)
+        else:
+            logger.info("SMS to %s (console backend: its text is logged in debug mode only)",
+                        mask_phone(message.to))  # fmt: skip
 
 
 class DummyBackend:

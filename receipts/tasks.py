@@ -4,19 +4,22 @@ from datetime import datetime
 
 from django_tasks import task
 
+from receco.ops import requestid
 from receipts import sending
 
 
 @task()
-def send_delivery(delivery_id: int) -> str:
+def send_delivery(delivery_id: int, request_id: str | None = None) -> str:
     """Send one receipt delivery (receipts.sending.run_delivery), and queue its next attempt
     if this one failed and another is due; returns its status.
 
-    Only the id travels through the queue: no personal data in the task table.
+    Only the id travels through the queue: no personal data in the task table. The id of
+    the request that queued it (``request_id``) marks its log lines, and its retries'.
     """
-    attempt = sending.run_delivery(delivery_id)
-    if attempt.retry_at is not None:
-        enqueue(delivery_id, run_after=attempt.retry_at)
+    with requestid.restored(request_id):
+        attempt = sending.run_delivery(delivery_id)
+        if attempt.retry_at is not None:
+            enqueue(delivery_id, run_after=attempt.retry_at)
     return attempt.status
 
 
@@ -32,5 +35,6 @@ def enqueue(delivery_id: int, run_after: datetime | None = None) -> bool:
         if not send_delivery.get_backend().supports_defer:
             return False
         queued = send_delivery.using(run_after=run_after)
-    queued.enqueue(delivery_id)
+    request_id = requestid.current()
+    queued.enqueue(delivery_id, **({"request_id": request_id} if request_id else {}))
     return True

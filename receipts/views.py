@@ -16,6 +16,7 @@ from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
+from receco.ops import metrics
 from receipts import orf, qr, sent_here
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
@@ -130,6 +131,7 @@ def receipt_page(request: HttpRequest, receipt: Receipt) -> HttpResponse:
 def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
     if _form_limited(request):
+        metrics.rate_limit_refused("contact_form")
         form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
         return _render_receipt(request, receipt, form, status=429)
     if not form.is_valid():

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from django.db import transaction
 from django.utils import timezone
 
+from receco.ops import metrics
 from webhooks import client, listeners, notices
 from webhooks.models import Attempt, Delivery, Endpoint
 from webhooks.signing import EVENT_ID_HEADER, HEADER, signature_header
@@ -114,6 +115,7 @@ def record_outcome(
             if disabled:
                 listeners.changed()  # .update() sends no post_save
                 transaction.on_commit(lambda: notices.endpoint_disabled(endpoint, reason), robust=True)
+    metrics.webhook_attempt(delivery.status)
     if error:
         logger.warning(
             "webhook delivery %s to endpoint %s attempt %s: %s (%s)",

@@ -14,6 +14,7 @@ from merchants.admission.limits import Window, rates, windows
 from merchants.admission.store import store
 from receco.errors import RateLimited
 from receco.lib import sharedcache
+from receco.ops import metrics
 
 FAILED_LOOKUPS = "failed-lookups"
 
@@ -34,6 +35,7 @@ def check(ip: str, spent: int | None = None, now: float | None = None) -> None:
             return
         spent = answer[0][0]
     if spent >= current.rate.limit:
+        metrics.rate_limit_refused("failed_lookups")
         message = f"Too many failed look-ups: at most {current.rate.describe()}; try again later"
         raise RateLimited(message, max(1, current.reset))
 

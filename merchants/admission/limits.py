@@ -24,6 +24,7 @@ from merchants.admission.store import Count, store
 from receco.errors import RateLimited
 from receco.lib import sharedcache
 from receco.lib.rates import Rate, parse_rate
+from receco.ops import metrics
 
 LIVE_KEY = "key"
 ANONYMOUS = "ip"
@@ -114,6 +115,7 @@ def judge(counted: Sequence[Window], values: Sequence[int], who: str, *, adverti
             exceeded = window
     state = RateState(tuple(quotas)) if advertise else None
     if exceeded is not None:
+        metrics.rate_limit_refused("anonymous" if who == ANONYMOUS_WHO else "live_key")
         message = f"Rate limit exceeded: at most {exceeded.rate.describe()} {who}"
         raise RateLimitExceeded(message, max(1, exceeded.reset), state)
     return state
@@ -138,6 +140,7 @@ def charge_new_test_merchant(ip: str, now: float | None = None) -> None:
     (window,) = windows(TEST_MERCHANTS, ip, rates("RECECO_RATELIMIT_TEST_MERCHANTS"), now or clock())
     answer = sharedcache.guarded("rate limiting", lambda: store().count([window.count]), None)
     if answer is not None and answer[0][0] > window.rate.limit:
+        metrics.rate_limit_refused("test_merchants")
         raise RateLimited(
             f"Too many new test merchants: at most {window.rate.describe()} from one address; "
             "use a test- merchant id you have used before",

@@ -16,6 +16,26 @@ def client_ip(request: HttpRequest) -> str:
     is missing or not an address). IPv6 addresses count per /64, which one subscriber
     usually holds. UNKNOWN when there is no address (a Unix socket with no proxy header:
     every such caller shares one allowance)."""
+    for candidate in _candidates(request):
+        ip = _counted_address(candidate)
+        if ip is not None:
+            return ip
+    return UNKNOWN
+
+
+def client_address(request: HttpRequest) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The client's own address, found as ``client_ip`` finds it but whole (an IPv6
+    address is not cut to its /64): for allow lists. None when there is none."""
+    for candidate in _candidates(request):
+        try:
+            return ipaddress.ip_address(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+def _candidates(request: HttpRequest) -> list[str]:
+    """The texts that may hold the client address, the one to trust first."""
     candidates = []
     hops = settings.RECECO_TRUSTED_PROXY_COUNT
     if hops:
@@ -24,11 +44,7 @@ def client_ip(request: HttpRequest) -> str:
         if len(forwarded) >= hops:
             candidates.append(forwarded[-hops])
     candidates.append(request.META.get("REMOTE_ADDR") or "")
-    for candidate in candidates:
-        ip = _counted_address(candidate)
-        if ip is not None:
-            return ip
-    return UNKNOWN
+    return candidates
 
 
 @functools.lru_cache(maxsize=4096)  # the same few addresses call again and again

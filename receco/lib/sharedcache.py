@@ -30,6 +30,8 @@ from django.dispatch import receiver
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from receco.ops import metrics
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -47,10 +49,12 @@ def guarded(what: str, operation: Callable[[], T], fallback: T) -> T:
     """Return ``operation()``, or ``fallback`` if Redis fails or is paused after a failure."""
     global _paused_until
     if time.monotonic() < _paused_until:
+        metrics.cache_failed_open(what)
         return fallback
     try:
         return operation()
     except Exception as exc:
+        metrics.cache_failed_open(what)
         _paused_until = time.monotonic() + PAUSE_AFTER_FAILURE
         logger.warning(
             "Shared cache unavailable during %s (%s: %s); rate limits fail open and usage is not counted "

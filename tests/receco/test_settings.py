@@ -85,6 +85,13 @@ def test_the_cache_passes_the_checks_in_development_with_redis_or_when_knowingly
         ({"RECECO_RATELIMIT_ANONYMOUS": "0/m"}, "RECECO_RATELIMIT_ANONYMOUS must be rates such as 1000/m"),
         ({"RECECO_RATELIMIT_FAILED_LOOKUPS": ","}, "RECECO_RATELIMIT_FAILED_LOOKUPS must name at least one rate"),
         ({"RECECO_TRUSTED_PROXY_COUNT": "-1"}, "RECECO_TRUSTED_PROXY_COUNT must be at least 0, not -1"),
+        # Operations (issue 15)
+        ({"RECECO_LOG_FORMAT": "xml"}, "RECECO_LOG_FORMAT must be plain or json, not 'xml'"),
+        ({"RECECO_METRICS": "maybe"}, "RECECO_METRICS must be true or false (1/0, yes/no), not 'maybe'"),
+        (
+            {"RECECO_METRICS_ALLOWED_IPS": "10.0.0.0/8,office"},
+            "RECECO_METRICS_ALLOWED_IPS must list addresses or networks (10.0.0.0/8), not 'office'",
+        ),
     ],
 )
 def test_bad_values_name_the_variable(env, message):

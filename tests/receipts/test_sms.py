@@ -102,11 +102,19 @@ def test_an_unreachable_provider_is_worth_retrying():
     assert error.value.permanent is False
 
 
-def test_the_console_backend_logs_the_number_masked(caplog):
+def test_the_console_backend_logs_the_number_masked(caplog, settings):
+    settings.DEBUG = True
     caplog.set_level(logging.INFO)
     get_backend("console").send(MESSAGE)
     assert "SMS to +234*******89: Your receipt: https://r.example/x" in caplog.text
     assert "2348031234589" not in caplog.text
+
+
+def test_without_debug_the_console_backend_keeps_the_link_out_of_the_log(caplog):
+    caplog.set_level(logging.INFO)
+    get_backend("console").send(MESSAGE)
+    assert "SMS to +234*******89 (console backend: its text is logged in debug mode only)" in caplog.text
+    assert "https://r.example/x" not in caplog.text
 
 
 def test_the_locmem_backend_keeps_messages():

@@ -1,0 +1,128 @@
+"""Operations against a real gunicorn with gunicorn.conf.py: metrics added up over several
+workers (prometheus-client's multiprocess mode), JSON log lines, readiness without a
+database."""
+
+import json
+import os
+import signal
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.ops.conftest import samples
+from tests.servers import forget_cache_prefix, free_port, migrate, start_gunicorn
+
+WORKERS = 3
+CALLS = 60
+
+
+def _get(url: str, **headers) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers=headers)
+    try:  # a generous timeout: the machine may be busy, and this is no measure of speed
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+@pytest.fixture(scope="module")
+def metered(tmp_path_factory):
+    """Three workers with metrics and JSON logs on."""
+    folder = tmp_path_factory.mktemp("metered")
+    database = f"sqlite:///{folder / 'db.sqlite3'}"
+    migrate(database)
+    directory = folder / "metrics"
+    server = start_gunicorn(
+        database, folder / "gunicorn.log", workers=WORKERS,
+        RECECO_METRICS="1", PROMETHEUS_MULTIPROC_DIR=str(directory), RECECO_LOG_FORMAT="json",
+    )  # fmt: skip
+    server.metrics_dir = directory
+    yield server
+    server.stop()
+    forget_cache_prefix()
+
+
+def _workers(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+def _not_found_count(server) -> float:
+    status, _, body = _get(f"{server.url}/metrics")
+    assert status == 200, body
+    key = ("receco_requests_total", (("procedure", "getReceipt"), ("status", "404")))
+    return samples(body.decode()).get(key, 0.0)
+
+
+def _call_many(server, count: int) -> list[int]:
+    """``count`` getReceipt calls that find nothing, 8 at a time; their statuses."""
+    # A token, which the failed look-up budget never refuses (a short code would be).
+    missing = json.dumps({"token": "rcpt_nosuch01_aaaaaa"})
+    url = f"{server.url}/api/trpc/getReceipt?input=" + urllib.request.quote(missing)
+    with ThreadPoolExecutor(max_workers=8) as pool:  # a new connection each: the workers share them out
+        return list(pool.map(lambda _: _get(url)[0], range(count)))
+
+
+def test_the_counts_of_every_worker_add_up(metered):
+    before = _not_found_count(metered)
+    assert _call_many(metered, CALLS) == [404] * CALLS
+    writers = {path.name for path in metered.metrics_dir.glob("counter_*.db")}
+    assert len(writers) >= 2, writers  # the calls were answered by more than one worker
+    assert _not_found_count(metered) == before + CALLS
+
+
+def test_a_worker_that_exits_keeps_its_counts(metered):
+    assert _call_many(metered, 24) == [404] * 24
+    before = _not_found_count(metered)
+    victim = _workers(metered.process.pid)[0]
+    os.kill(victim, signal.SIGTERM)  # gunicorn replaces it; child_exit marks it dead
+    deadline = time.monotonic() + 60
+    while victim in _workers(metered.process.pid) or len(_workers(metered.process.pid)) < WORKERS:
+        assert time.monotonic() < deadline, "the worker was not replaced"
+        time.sleep(0.1)
+    assert _not_found_count(metered) == before
+
+
+def test_every_log_line_is_a_json_object_with_the_request_id(metered):
+    status, headers, _ = _get(f"{metered.url}/api/trpc/noSuchProcedure", **{"X-Request-ID": "probe-7f3a.1"})
+    assert status == 404
+    assert headers["X-Request-ID"] == "probe-7f3a.1"
+    time.sleep(0.5)  # the access line is written after the response
+    lines = [line for line in metered.log.read_text().splitlines() if line.strip()]
+    assert lines
+    parsed = [json.loads(line) for line in lines]  # raises on any line that is not JSON
+    assert all({"time", "level", "logger", "message"} <= set(entry) for entry in parsed)
+    access = [entry["message"] for entry in parsed if entry["logger"] == "gunicorn.access"]
+    assert any(line.endswith(" probe-7f3a.1") and '"GET /api/trpc/noSuchProcedure"' in line for line in access)
+
+
+def test_the_access_log_leaves_receipt_references_out(metered):
+    assert _get(f"{metered.url}/app/receipt/rcpt_secret01_aaaaaa?x=1")[0] == 404
+    assert _get(f"{metered.url}/app/receipt/K7P2QX/qr.png")[0] == 404
+    time.sleep(0.5)
+    text = metered.log.read_text()
+    access = [json.loads(line)["message"] for line in text.splitlines() if '"gunicorn.access"' in line]
+    assert any('"GET /app/receipt/*" 404' in line for line in access)
+    assert any('"GET /app/receipt/*/qr.png" 404' in line for line in access)
+    assert "rcpt_secret01_aaaaaa" not in text
+    assert "K7P2QX" not in text
+
+
+def test_readyz_says_the_database_does_not_answer(tmp_path):
+    closed = f"postgres://postgres@127.0.0.1:{free_port()}/receco"
+    server = start_gunicorn(closed, tmp_path / "gunicorn.log", DATABASE_CONNECT_TIMEOUT="1")
+    try:
+        assert _get(f"{server.url}/healthz")[0] == 200
+        status, _, body = _get(f"{server.url}/readyz")
+    finally:
+        server.stop()
+    assert status == 503
+    assert json.loads(body) == {
+        "status": "unavailable",
+        "reason": "the database did not answer",
+        "problems": {"database": "the database did not answer"},
+    }
