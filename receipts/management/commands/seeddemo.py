@@ -26,8 +26,9 @@ class Command(BaseCommand):
 Demo merchant: {merchant.string_id}   demo receipt: short code {receipt.short_code}
   Receipt page: {receipt.public_url}
   Scan page:    {settings.RECECO_WEB_URL}/app/scan  (type {receipt.short_code})
-  Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: python manage.py createsuperuser)
-  API:          {api}/<procedure>
+  Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: ./dev manage createsuperuser)
+  API:          {api}/<procedure>, described at {settings.RECECO_WEB_URL}/api/reference/
+  Operations:   {settings.RECECO_WEB_URL}/readyz  {settings.RECECO_WEB_URL}/metrics
 
 Try it:
   curl -s '{api}/getReceipt?input=%7B%22token%22%3A%22{receipt.short_code}%22%7D'
