@@ -15,6 +15,7 @@ from django.utils.html import format_html
 
 from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
+from merchants.zones import dashboard_time
 from webhooks.addresses import validate_url
 from webhooks.endpoints import roll_secret, validate_event_types
 from webhooks.models import Attempt, Delivery, Endpoint, EventType
@@ -63,16 +64,38 @@ class RollForm(forms.Form):
     )
 
 
+class _MerchantTimes:
+    """Times as the merchant reads them, in its own time zone and named (merchants.zones)."""
+
+    def zone_of(self, obj) -> str:
+        raise NotImplementedError
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, obj):
+        return dashboard_time(obj.created_at, self.zone_of(obj))
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, obj):
+        return dashboard_time(obj.updated_at, self.zone_of(obj))
+
+    @admin.display(description="next try", ordering="next_attempt_at")
+    def next_try(self, obj):
+        return dashboard_time(obj.next_attempt_at, self.zone_of(obj))
+
+
 @admin.register(Endpoint)
-class EndpointAdmin(MerchantScopedAdmin):
+class EndpointAdmin(_MerchantTimes, MerchantScopedAdmin):
     owners_may_add = True
     owners_may_change = True
     form = EndpointForm
-    list_display = ["url", "merchant", "description", "events_label", "enabled", "created_at"]
+    list_display = ["url", "merchant", "description", "events_label", "enabled", "created"]
     list_filter = ["enabled"]
     list_select_related = ["merchant"]
     search_fields = ["url", "description"]
-    readonly_fields = ["disabled_reason", "secret_label", "created_at", "updated_at", "deliveries_link"]
+    readonly_fields = ["disabled_reason", "secret_label", "created", "updated", "deliveries_link"]
+
+    def zone_of(self, endpoint):
+        return endpoint.merchant.time_zone
 
     def get_fields(self, request, obj=None):
         if obj is None:
@@ -101,7 +124,8 @@ class EndpointAdmin(MerchantScopedAdmin):
     def secret_label(self, endpoint):
         note = "shown once when made or rolled"
         if len(endpoint.signing_secrets()) > 1:
-            note += f"; the previous one signs too until {endpoint.previous_secret_expires_at:%Y-%m-%d %H:%M} UTC"
+            until = dashboard_time(endpoint.previous_secret_expires_at, endpoint.merchant.time_zone)
+            note += f"; the previous one signs too until {until}"
         url = reverse("admin:webhooks_endpoint_roll", args=[endpoint.pk])
         return format_html('whsec_… ({}) · <a href="{}">Roll secret</a>', note, url)
 
@@ -159,11 +183,15 @@ class EndpointAdmin(MerchantScopedAdmin):
         return self._show_secret(request, endpoint, secret, "Signing secret rolled")
 
 
-class AttemptInline(admin.TabularInline):
+class AttemptInline(_MerchantTimes, admin.TabularInline):
     model = Attempt
     template = "admin/webhooks/delivery/attempts.html"
-    fields = ["created_at", "succeeded", "status_code", "duration_ms", "error", "next_attempt_at"]
+    fields = ["created", "succeeded", "status_code", "duration_ms", "error", "next_try"]
     readonly_fields = fields
+
+    def zone_of(self, attempt):
+        return attempt.delivery.endpoint.merchant.time_zone
+
     extra = 0
     can_delete = False
 
@@ -195,21 +223,24 @@ class _EndpointFilter(admin.SimpleListFilter):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(MerchantScopedAdmin):
+class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
     merchant_path = "endpoint__merchant"
     list_display = ["event_type", "event_id", "endpoint", "status", "attempts", "last_status_code"]
-    list_display += ["next_attempt_at", "created_at"]
+    list_display += ["next_try", "created"]
     list_filter = ["status", "event__type", _EndpointFilter]
-    list_select_related = ["event", "endpoint"]
+    list_select_related = ["event", "endpoint__merchant"]
     search_fields = ["=event__public_id"]
-    fields = ["event_id", "event_type", "endpoint", "status", "attempts", "last_status_code", "next_attempt_at"]
-    fields += ["created_at", "body"]
+    fields = ["event_id", "event_type", "endpoint", "status", "attempts", "last_status_code", "next_try"]
+    fields += ["created", "body"]
     readonly_fields = fields
     inlines = [AttemptInline]
     actions = ["resend_deliveries"]
 
     def merchant_id_of(self, obj):
         return obj.endpoint.merchant_id
+
+    def zone_of(self, delivery):
+        return delivery.endpoint.merchant.time_zone
 
     def has_add_permission(self, request):
         return False  # made by events only
@@ -248,17 +279,20 @@ class DeliveryAdmin(MerchantScopedAdmin):
 
 
 @admin.register(Attempt)
-class AttemptAdmin(MerchantScopedAdmin):
+class AttemptAdmin(_MerchantTimes, MerchantScopedAdmin):
     merchant_path = "delivery__endpoint__merchant"
-    list_display = ["created_at", "delivery_link", "succeeded", "status_code", "duration_ms", "next_attempt_at"]
+    list_display = ["created", "delivery_link", "succeeded", "status_code", "duration_ms", "next_try"]
     list_display += ["error"]
     list_filter = ["succeeded"]
-    list_select_related = ["delivery__event", "delivery__endpoint"]
-    fields = ["delivery_link", "created_at", "succeeded", "status_code", "duration_ms", "error", "next_attempt_at"]
+    list_select_related = ["delivery__event", "delivery__endpoint__merchant"]
+    fields = ["delivery_link", "created", "succeeded", "status_code", "duration_ms", "error", "next_try"]
     readonly_fields = fields
 
     def merchant_id_of(self, obj):
         return obj.delivery.endpoint.merchant_id
+
+    def zone_of(self, attempt):
+        return attempt.delivery.endpoint.merchant.time_zone
 
     def has_add_permission(self, request):
         return False

@@ -168,3 +168,21 @@ def test_create_endpoint_refuses_unknown_event_types(merchant):
         "Unknown event type 'receipt.deleted'; choose from receipt.created, receipt.contact_updated, "
         "receipt.refunded, receipt.voided, delivery.failed"
     ]
+
+
+class TestTimes:
+    def test_a_deliverys_times_read_in_the_merchants_time_zone(self, client, owner, merchant, endpoint, sent, sale):
+        from datetime import UTC, datetime
+
+        merchant.time_zone = "Asia/Tokyo"
+        merchant.save()
+        sent(create_receipt, merchant, validate_sale(sale))
+        delivery = Delivery.objects.get(endpoint=endpoint)
+        moment = datetime(2026, 11, 25, 16, 5, tzinfo=UTC)
+        Delivery.objects.filter(pk=delivery.pk).update(created_at=moment)
+        Attempt.objects.filter(delivery=delivery).update(created_at=moment)
+        client.force_login(owner)
+        for url in (f"{DELIVERIES}{delivery.pk}/change/", DELIVERIES, ATTEMPTS):
+            page = client.get(url).content.decode()
+            assert "26 Nov 2026, 01:05 JST" in page, url
+            assert "Nov. 25, 2026" not in page, url
