@@ -1,6 +1,7 @@
-"""Sending one webhook delivery: what the task runner's send_webhook does (webhooks.tasks).
+"""Sending webhook deliveries: what the task runner's dispatcher and send_webhook do (webhooks.tasks).
 
-``run_delivery`` claims the delivery (so a task run twice sends once), signs the event's
+``claim_pending`` claims a batch of new deliveries for the dispatcher, ``run_delivery``
+one delivery for send_webhook (so a task run twice sends once); ``send_claimed`` signs the event's
 body with the endpoint's secrets, POSTs it (webhooks.client) and records the outcome
 (``record_outcome``: the one place an attempt's outcome is recorded). A 2xx answer within
 TIMEOUT is success; a timeout, a connection error or any other answer is tried again
@@ -17,7 +18,7 @@ import time
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.utils import timezone
 
 from receco.ops import metrics
@@ -33,6 +34,9 @@ TIMEOUT = 10.0  # seconds for the whole request
 RETRY_BASE = timedelta(minutes=1)
 RETRY_CAP = timedelta(hours=6)
 RETRY_FOR = timedelta(days=3)
+# Deliveries a dispatcher claims at a time (webhooks.tasks.dispatch_webhooks): few enough
+# that it sends them all well within the sweep's STALE_AFTER even if each times out.
+BATCH = 10
 
 
 class Outcome(NamedTuple):
@@ -48,9 +52,46 @@ def run_delivery(delivery_id: int, now: datetime | None = None) -> Outcome:
     claimed = Delivery.objects.filter(
         pk=delivery_id, status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING]
     ).update(status=Delivery.Status.SENDING, updated_at=timezone.now())
+    if not claimed:
+        status = Delivery.objects.filter(pk=delivery_id).values_list("status", flat=True).first()
+        return Outcome(status or "missing")
+    return send_claimed(delivery_id, now)
+
+
+def claim_pending(limit: int = BATCH) -> list[int]:
+    """Claim up to ``limit`` pending deliveries, oldest first, for this process to send
+    (their status becomes "sending"); return their ids.
+
+    On PostgreSQL one UPDATE claims them, skipping rows another dispatcher is claiming
+    (FOR UPDATE SKIP LOCKED); elsewhere each is claimed by a conditional UPDATE of its own.
+    """
+    now = timezone.now()
+    connection = connections[router.db_for_write(Delivery)]
+    if connection.vendor == "postgresql":
+        table = connection.ops.quote_name(Delivery._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET status = %s, updated_at = %s WHERE id IN ("  # noqa: S608 (names from the model)
+                f"SELECT id FROM {table} WHERE status = %s ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED"
+                ") RETURNING id",
+                [Delivery.Status.SENDING, now, Delivery.Status.PENDING, limit],
+            )
+            return sorted(row[0] for row in cursor.fetchall())
+    pending = Delivery.objects.filter(status=Delivery.Status.PENDING).order_by("pk")
+    return [
+        pk
+        for pk in pending.values_list("pk", flat=True)[:limit]
+        if Delivery.objects.filter(pk=pk, status=Delivery.Status.PENDING).update(
+            status=Delivery.Status.SENDING, updated_at=now
+        )
+    ]
+
+
+def send_claimed(delivery_id: int, now: datetime | None = None) -> Outcome:
+    """Send a delivery this process claimed (status "sending") and record the outcome."""
     delivery = Delivery.objects.select_related("event", "endpoint").filter(pk=delivery_id).first()
-    if delivery is None or not claimed:
-        return Outcome(delivery.status if delivery else "missing")
+    if delivery is None:
+        return Outcome("missing")
     endpoint = delivery.endpoint
     if not endpoint.enabled:
         return record_outcome(delivery, None, 0, "endpoint disabled", final=True)

@@ -123,6 +123,15 @@ class CompiledInsert:
         """Return the new saved instance. Raises IntegrityError and the like as save() does."""
         if not self.plain:
             return self.model._default_manager.db_manager(self.db).create(**values)
+        obj, params = self.prepare(**values)
+        with transaction.mark_for_rollback_on_error(self.db), connections[self.db].cursor() as cursor:
+            cursor.execute(self.sql, params)
+            row = cursor.fetchone()
+        return self.saved(obj, row)
+
+    def prepare(self, **values):
+        """The new instance, not saved yet, and the parameters of ``self.sql`` that save it;
+        sends pre_save. For a statement that runs ``self.sql`` within a larger one (a CTE)."""
         obj = self.model(**values)
         connection = connections[self.db]
         signals.pre_save.send(sender=self.model, instance=obj, raw=False, using=self.db, update_fields=None)
@@ -132,9 +141,10 @@ class CompiledInsert:
             # None is NULL for Django's own fields; a sale leaves many fields empty, and
             # preparing each costs more than the look-up of a receipt's short code.
             params.append(None if value is None else field.get_db_prep_save(value, connection=connection))
-        with transaction.mark_for_rollback_on_error(self.db), connection.cursor() as cursor:
-            cursor.execute(self.sql, params)
-            row = cursor.fetchone()
+        return obj, params
+
+    def saved(self, obj, row):
+        """``obj`` saved, given the row of ``self.returning`` its INSERT returned; sends post_save."""
         for field, value in zip(self.returning, row, strict=True):
             setattr(obj, field.attname, value)
         obj._state.adding, obj._state.db = False, self.db
@@ -147,11 +157,16 @@ class CompiledInsert:
 _INSERTS: dict[tuple, CompiledInsert] = {}
 
 
-def create(model, **values):
-    """``model.objects.create(**values)`` on the database the router writes ``model`` to,
-    through a CompiledInsert kept per model and database."""
+def compiled_insert(model) -> CompiledInsert:
+    """The CompiledInsert of ``model`` on the database the router writes it to, kept per model and database."""
     db = router.db_for_write(model)
     compiled = _INSERTS.get((model, db))
     if compiled is None:
         compiled = _INSERTS[(model, db)] = CompiledInsert(model, db)
-    return compiled.create(**values)
+    return compiled
+
+
+def create(model, **values):
+    """``model.objects.create(**values)`` on the database the router writes ``model`` to,
+    through a CompiledInsert kept per model and database."""
+    return compiled_insert(model).create(**values)

@@ -4,6 +4,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from webhooks import tasks
 from webhooks.endpoints import create_endpoint
 
 
@@ -56,6 +57,12 @@ def _local_receivers(settings):
     """The receivers of these tests listen on 127.0.0.1 over http: both allowed here."""
     settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = True
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+
+
+@pytest.fixture(autouse=True)
+def _no_dispatcher_pending(monkeypatch):
+    """Each test starts as a new process would: no dispatcher of its own queued yet (webhooks.tasks.wake)."""
+    monkeypatch.setattr(tasks, "_dispatch_runs_at", float("-inf"))
 
 
 @pytest.fixture

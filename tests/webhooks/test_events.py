@@ -2,12 +2,14 @@
 receipt as getReceipt gives it to its merchant."""
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
+from receco.errors import Conflict
 from receipts.creation import create_receipt
 from receipts.deliveries import attach_contact
 from receipts.refunds import refund, validate_refund, void
@@ -16,6 +18,7 @@ from receipts.validation import validate_sale
 from webhooks.endpoints import create_endpoint
 from webhooks.models import Delivery, Event
 from webhooks.signing import signature
+from webhooks.tasks import dispatch_webhooks
 
 pytestmark = pytest.mark.django_db
 
@@ -133,11 +136,21 @@ def database_tasks(settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 
-def test_with_the_database_queue_the_task_is_written_with_the_change(database_tasks, endpoint, merchant, sale):
-    _sell(merchant, sale)
-    task = DBTaskResult.objects.get()
-    assert task.task_path == "webhooks.tasks.send_webhook"
-    assert task.args_kwargs == {"args": [Delivery.objects.get().pk], "kwargs": {}}
+def test_with_the_database_queue_sales_wake_one_dispatcher_a_second(
+    database_tasks, endpoint, merchant, sale, receiver, django_capture_on_commit_callbacks
+):
+    for n in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            _sell(merchant, sale, token=f"rcpt_woken_{n:08d}", short_code="")
+    assert set(Delivery.objects.values_list("status", flat=True)) == {"pending"}
+    first, second = DBTaskResult.objects.order_by("enqueued_at")  # the third sale needed none
+    assert first.task_path == second.task_path == "webhooks.tasks.dispatch_webhooks"
+    assert first.task.run_after is None  # at once
+    assert timedelta(seconds=0.5) < second.task.run_after - first.enqueued_at <= timedelta(seconds=1.1)
+    assert dispatch_webhooks.call() == 3  # the dispatcher sends every pending delivery
+    assert receiver.types() == ["receipt.created"] * 3
+    assert set(Delivery.objects.values_list("status", flat=True)) == {"succeeded"}
+    assert dispatch_webhooks.call() == 0
 
 
 def test_a_change_that_rolls_back_leaves_no_event_and_no_task(database_tasks, endpoint, merchant, sale):
@@ -150,3 +163,33 @@ def test_a_change_that_rolls_back_leaves_no_event_and_no_task(database_tasks, en
         sell_then_fail()
     assert not Event.objects.exists()
     assert not DBTaskResult.objects.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_sale_with_an_endpoint_is_one_statement(database_tasks, endpoint, merchant, sale, receiver):
+    _sell(merchant, sale, token="rcpt_warm_up_000001", short_code="")  # the merchant knows its endpoints now
+    with CaptureQueriesContext(connection) as queries:
+        receipt = _sell(merchant, sale, customer_email=None)
+    statements = [query["sql"] for query in queries.captured_queries if "django_tasks" not in query["sql"]]
+    assert len(statements) == 1
+    assert "webhooks_event" in statements[0]
+    assert "webhooks_delivery" in statements[0]
+    event = Event.objects.get(receipt=receipt)
+    receipt.refresh_from_db()
+    body = json.loads(event.body)
+    assert body["data"] == {"object": receipt_data(receipt, reveal_contact=True)}
+    assert (body["id"], body["type"], body["livemode"]) == (event.public_id, "receipt.created", True)
+    assert Delivery.objects.get(event=event).status == "pending"
+    dispatch_webhooks.call()
+    assert [e["id"] for e in receiver.events()][-1] == event.public_id
+    assert receiver.requests[-1]["body"] == event.body.encode()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_taken_token_in_the_one_statement_writes_nothing(database_tasks, endpoint, merchant, sale):
+    _sell(merchant, sale)
+    with pytest.raises(Conflict):
+        _sell(merchant, sale, location="Another till")
+    assert Event.objects.count() == Delivery.objects.count() == 1
