@@ -70,6 +70,9 @@ RECEIPT_FIELDS = {
     "id", "token", "short_code", "merchant_id", "merchant_name", "merchant_logo", "accent_color", "total_amount",
     "currency", "transaction_date", "items", "category", "payment_method", "location", "status", "customer_email",
     "customer_phone", "created_at", "updated_at",
+    # The whole receipt: its breakdown, card, and refunds.
+    "subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details", "receipt_type", "refund_of",
+    "refunds",
 }  # fmt: skip
 
 # Settings for the project's processes. The limits are raised far above what two cores

@@ -47,3 +47,11 @@ def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
     # Test key: 4%, 4%, 5% of each round's anonymous throughput; live key 10%, 10%, 9%.
     assert "met       10,000 getReceipt by token, test key: costs 4% (<= 10%)" in lines
     assert "met       10,000 getReceipt by token, live key: costs 10% (<= 10%)" in lines
+
+
+@pytest.mark.django_db
+def test_the_answer_the_benchmark_checks_for_is_getreceipts(api, stored):
+    """The benchmark refuses to measure a server whose getReceipt answers other fields."""
+    status, body = api.get("getReceipt", {"token": stored.token})
+    assert status == 200
+    assert set(body["result"]["data"]) == run.RECEIPT_FIELDS
