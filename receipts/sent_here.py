@@ -32,9 +32,14 @@ def _remembered(request: HttpRequest) -> dict[str, list[int]]:
 
 
 def sent_from_here(request: HttpRequest, receipt: Receipt) -> list[Delivery]:
-    """The deliveries of ``receipt`` this browser asked for, newest first (at most 5)."""
+    """The deliveries of ``receipt`` this browser asked for, newest first (at most 5).
+
+    Read from the primary database even when the page's receipt came from a read replica:
+    the browser has just asked for them and must see them."""
     ids = _remembered(request).get(receipt.token)
-    return list(receipt.deliveries.filter(pk__in=ids).order_by("-created_at")[:5]) if ids else []
+    if not ids:
+        return []
+    return list(Delivery.objects.filter(receipt_id=receipt.pk, pk__in=ids).order_by("-created_at")[:5])
 
 
 def remember(request: HttpRequest, response: HttpResponse, receipt: Receipt, wanted: list[tuple[str, str]]) -> None:

@@ -3,7 +3,9 @@ streaming replica, made here with pg_basebackup from a PostgreSQL server of the 
 own, and still find what was just created while the replica lags (read-your-writes);
 a replica that is down leaves the reads to the primary."""
 
+import http.cookiejar
 import json
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -145,6 +147,25 @@ def test_the_pages_read_the_replica_too(stack):
         assert b"Moved" not in page
     finally:
         _replay(replica, paused=False)
+
+
+def test_a_customer_who_sends_their_receipt_sees_it_sent_while_the_replica_lags(stack):
+    primary, replica, server = stack
+    _create(server, "rcpt_replica05_aaaaaa", "REPL05")
+    _caught_up(primary, replica)
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    page_url = f"{server.url}/app/receipt/rcpt_replica05_aaaaaa"
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', browser.open(page_url).read().decode())[1]
+    _replay(replica, paused=True)
+    try:
+        form = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "email": "ada@gmail.com"}).encode()
+        with browser.open(f"{page_url}/send", data=form, timeout=20) as answer:  # follows the redirect
+            assert answer.url == f"{page_url}#sent"
+            page = answer.read().decode()
+    finally:
+        _replay(replica, paused=False)
+    assert "Sent from this receipt at your request" in page
+    assert "a*******@gmail.com" in page
 
 
 def test_a_replica_that_is_down_leaves_the_reads_to_the_primary(stack):
