@@ -39,30 +39,15 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from bench.run import CREATE_BODY  # noqa: E402
 from merchants.models import Merchant  # noqa: E402
 from receipts.creation import create_receipt  # noqa: E402
 from receipts.models import Receipt  # noqa: E402
 from receipts.validation import validate_sale  # noqa: E402
 from webhooks.models import Endpoint  # noqa: E402
 
-SALE = {
-    "merchant_name": "CPU",
-    "merchant_logo": None,
-    "accent_color": None,
-    "customer_email": None,
-    "customer_phone": None,
-    "total_amount": 130000,
-    "currency": "NGN",
-    "transaction_date": "2026-11-22T10:15:00.000Z",
-    "items": [
-        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
-        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
-    ],
-    "category": "restaurant",
-    "payment_method": "card",
-    "location": "Lekki Phase 1",
-    "status": "completed",
-}
+# The sale bench/run.py sends; its token, short code and merchant are set per sale below.
+SALE = {**CREATE_BODY, "merchant_name": "CPU"}
 
 
 def _merchant(string_id: str, hooked: bool) -> Merchant:
