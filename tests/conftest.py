@@ -19,6 +19,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file, as a deployment's is, not Django's default
+    in-memory one. An in-memory database forces the live server to hand the test's one
+    connection to all its request threads, so concurrent requests (the agent's batched
+    drain sends four at once) interleave their transactions on it, which no real server
+    does: each thread then has its own connection, as under gunicorn."""
+    from django.conf import settings
+
+    default = settings.DATABASES["default"]
+    if default["ENGINE"] == "django.db.backends.sqlite3":
+        default.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("database") / "test.sqlite3")
+
+
 class Api:
     """Calls procedures the way the public SDKs do and returns (status, decoded JSON)."""
 
