@@ -14,6 +14,7 @@ checks that the service holds every sale exactly once.
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import socket
 import sqlite3
@@ -268,12 +269,18 @@ def _backlog_done(home: Path, count: int) -> int:
         connection.close()
 
 
-def _pos(port: int, interval: float, latencies: list[float], done: threading.Event) -> None:
-    """Ring up a sale every ``interval`` seconds until ``done``; keep the answer times."""
+def _pos(port: int, interval: float, done, answers) -> None:
+    """Ring up a sale every ``interval`` seconds until ``done``; put the answer times in ``answers``.
+
+    It runs in a process of its own, as a POS is a machine of its own: in this one, the
+    proxy's thread would hold the interpreter lock for part of the time being measured.
+    """
+    latencies = []
     number = 0
     while not done.wait(interval):
         latencies.append(_post_sale(port, number))
         number += 1
+    answers.put(latencies)
 
 
 def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> None:
@@ -293,9 +300,9 @@ def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> No
                 sys.exit(f"the agent exited:\n{(workdir / 'agent.log').read_text()}")
             time.sleep(0.01)
         up = time.monotonic() - started
-        latencies: list[float] = []
-        done = threading.Event()
-        pos = threading.Thread(target=_pos, args=(agent_port, args.pos_interval_ms / 1000, latencies, done))
+        processes = multiprocessing.get_context("spawn")
+        done, answers = processes.Event(), processes.Queue()
+        pos = processes.Process(target=_pos, args=(agent_port, args.pos_interval_ms / 1000, done, answers))
         pos.start()
         peak_rss = 0
         try:
@@ -308,6 +315,7 @@ def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> No
                 time.sleep(0.25)
         finally:
             done.set()
+            latencies: list[float] = answers.get(timeout=60)
             pos.join(60)
         drained = time.monotonic() - started
         time.sleep(1)  # the last POS sales go up too
