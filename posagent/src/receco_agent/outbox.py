@@ -152,22 +152,29 @@ class Outbox:
             _set_state(conn, "damaged_queue", json.dumps({"at": _now(), "kept_as": str(kept), "error": str(error)}))
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            # FULL: a commit survives power loss, since the POS is told "done" right after it.
-            conn.execute("PRAGMA synchronous=FULL")
+            # FULL: a commit survives power loss, since the POS is told "done" right after
+            # it. NORMAL (in WAL mode: no sync at commit, the file stays sound) for what may
+            # be lost: the service's answers, which a re-upload gets again (see _write).
+            conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             yield conn
         finally:
             conn.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """A write transaction. ``durable=False`` for records of the service's answers: one
+        lost to a power cut leaves its row pending, so it is sent again and the service
+        answers the same (the token is its idempotency key). Such a commit does not wait
+        for the disk, so a sale the POS is waiting for never queues behind that wait (on
+        an old till's disk, tens of milliseconds)."""
         # Writers of this process take turns here rather than in SQLite's busy handler,
         # which sleeps and retries: under a burst of sales some waited past the timeout.
-        with self._write_lock, self._connect() as conn:
+        with self._write_lock, self._connect(durable) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -238,9 +245,9 @@ class Outbox:
             return conn.execute("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'").fetchone()[0]
 
     def settle(self, outcomes: list["Outcome"]) -> None:
-        """Record the outcomes of one batch in one transaction (one disk sync for the batch)."""
+        """Record the outcomes of one batch in one transaction, not waiting for the disk (see _write)."""
         now, at = _now(), time.time()
-        with self._write() as conn:
+        with self._write(durable=False) as conn:
             for outcome in outcomes:
                 if outcome.state == "done":
                     conn.execute(
