@@ -91,6 +91,12 @@ def send_claimed(delivery_id: int, now: datetime | None = None) -> Outcome:
     """Send a delivery this process claimed (status "sending") and record the outcome."""
     delivery = Delivery.objects.select_related("event", "endpoint").filter(pk=delivery_id).first()
     if delivery is None:
+        # Gone, or its endpoint (or event) is: deleted while the sale that made it was
+        # being stored (the outbox has no constraints in the database: webhooks.models).
+        # Such a delivery has nowhere to go; leaving it would have the sweep retry it forever.
+        orphaned, _ = Delivery.objects.filter(pk=delivery_id).delete()
+        if orphaned:
+            logger.info("webhook delivery %s dropped: its endpoint or event no longer exists", delivery_id)
         return Outcome("missing")
     endpoint = delivery.endpoint
     if not endpoint.enabled:

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.core import mail
+from django.db import connection
 from django.utils import timezone
 
 from receipts.creation import create_receipt
@@ -130,3 +131,30 @@ def test_a_delivery_to_an_endpoint_disabled_meanwhile_fails_unsent(delivery, end
     assert len(receiver.requests) == 1  # the first attempt only
     assert Attempt.objects.filter(error="endpoint disabled").count() == 1
     assert mail.outbox == []
+
+
+def test_a_delivery_whose_endpoint_was_deleted_during_the_sale_is_dropped_not_retried(
+    delivery, endpoint, receiver, sent
+):
+    # The outbox has no constraint in the database (webhooks.models): an endpoint deleted
+    # while a sale was being stored leaves that sale's delivery pointing at nothing.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM webhooks_endpoint WHERE id = %s", [endpoint.pk])
+    Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+
+    assert sent(requeue_due) == 1
+    assert not Delivery.objects.filter(pk=delivery.pk).exists()
+    assert not Attempt.objects.exists()
+    assert len(receiver.requests) == 1  # the first attempt only
+    assert sent(requeue_due) == 0
+
+
+def test_deleting_an_endpoint_or_a_receipt_still_cascades(delivery, endpoint):
+    event = delivery.event
+    receipt = event.receipt
+    endpoint.delete()
+    assert not Delivery.objects.exists()
+    assert not Attempt.objects.exists()
+    receipt.delete()
+    event.refresh_from_db()
+    assert event.receipt_id is None
