@@ -375,3 +375,51 @@ class HoldingProxy:
         self.released.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+class ForwardProxy:
+    """An HTTP proxy as a shop's network may have one: forwards plain-HTTP requests made
+    to it in absolute form, and refuses CONNECT tunnels with 403; records each request's
+    first line and its Proxy-Authorization header."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str | None]] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_CONNECT(self):
+                proxy.seen.append((self.requestline, self.headers.get("Proxy-Authorization")))
+                self.send_response(403)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                self.close_connection = True
+
+            def do_POST(self):
+                proxy.seen.append((self.requestline, self.headers.get("Proxy-Authorization")))
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-authorization", "host")}
+                request = urllib.request.Request(self.path, data=body, headers=headers, method="POST")
+                opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # not through itself
+                try:
+                    with opener.open(request, timeout=10) as response:
+                        status, answer = response.status, response.read()
+                except urllib.error.HTTPError as exc:
+                    status, answer = exc.code, exc.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,12 +1,15 @@
+import base64
 import json
 import socket
 import threading
 
+import pytest
 from receco_agent import client
 
-from tests.agent.support import Reply, error_envelope
+from tests.agent.support import ForwardProxy, Reply, error_envelope
 
 TOKEN = "rcpt_mwrjo7uj_lc6zxw"
+CREATE = "createReceiptFromPOS"
 BODY = json.dumps({"token": TOKEN, "short_code": "ABCDEF", "merchant_string_id": "test-shop"})
 
 
@@ -174,3 +177,49 @@ def test_probe_tells_whether_the_key_is_accepted(fake_service):
         True,
         "API key refused by the service: Invalid API key",
     )
+
+
+@pytest.fixture
+def forward_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    proxy = ForwardProxy()
+    yield proxy
+    proxy.close()
+
+
+def _batch(api_url: str) -> list[client.Answer] | client.Answer:
+    return client.call_batch(client.Connection(api_url, 5.0), "postest_abc", [client.Call(CREATE, TOKEN, BODY)])
+
+
+def test_a_batch_goes_through_the_proxy_the_single_uploads_use(fake_service, forward_proxy, monkeypatch):
+    # A shop whose network allows the service only through its proxy: the backlog drains too.
+    monkeypatch.setenv("http_proxy", f"http://till:s3cret@127.0.0.1:{forward_proxy.port}")
+    answers = _batch(fake_service.api_url)
+    assert [(a.kind, a.data["token"]) for a in answers] == [(client.CONFIRMED, TOKEN)]
+    line, authorization = forward_proxy.seen[0]
+    assert line == f"POST {fake_service.api_url}/trpc/{CREATE}?batch=1 HTTP/1.1"
+    assert authorization == "Basic " + base64.b64encode(b"till:s3cret").decode()
+    assert fake_service.requests[0]["headers"]["Authorization"] == "Bearer postest_abc"
+    assert create(fake_service).kind == client.CONFIRMED  # the single upload, through it as well
+    assert len(forward_proxy.seen) == 2
+
+
+def test_an_https_batch_asks_the_proxy_for_a_tunnel(forward_proxy, monkeypatch):
+    monkeypatch.setenv("https_proxy", f"http://till:s3cret@127.0.0.1:{forward_proxy.port}")
+    answer = _batch("https://receco.example/api")
+    assert forward_proxy.seen == [
+        ("CONNECT receco.example:443 HTTP/1.0", "Basic " + base64.b64encode(b"till:s3cret").decode())
+    ]
+    assert answer.kind == client.TRANSIENT
+    assert answer.message == (
+        f"cannot reach https://receco.example/api/trpc/{CREATE}?batch=1: Tunnel connection failed: 403 Forbidden"
+    )
+
+
+def test_no_proxy_sends_a_batch_straight_to_the_service(fake_service, forward_proxy, monkeypatch):
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{forward_proxy.port}")
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    answers = _batch(fake_service.api_url)
+    assert [a.kind for a in answers] == [client.CONFIRMED]
+    assert forward_proxy.seen == []

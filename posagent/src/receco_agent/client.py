@@ -5,12 +5,13 @@ An answer is one of three kinds: ``confirmed`` (200 with the receipt), ``refused
 and ``transient`` (anything else: no connection, timeout, 5xx, 429, or an answer that
 does not come from a Receco service, which is a configuration problem, not the sale's)."""
 
+import base64
 import http.client
 import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from receco_agent import __version__
 from receco_agent.backoff import parse_retry_after
@@ -40,7 +41,10 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_opener = urllib.request.build_opener(_NoRedirect)
+def _opener() -> urllib.request.OpenerDirector:
+    # Made per call, so that it takes the proxy settings of now (HTTPS_PROXY, ...), as the
+    # batches' Connection does.
+    return urllib.request.build_opener(_NoRedirect)
 
 
 def _headers(api_key: str | None) -> dict:
@@ -57,7 +61,7 @@ def _headers(api_key: str | None) -> dict:
 def _call(request: urllib.request.Request, timeout: float) -> tuple[int | None, dict, bytes, str]:
     """Return (status, headers, body, error); status None means no HTTP answer at all."""
     try:
-        with _opener.open(request, timeout=timeout) as response:
+        with _opener().open(request, timeout=timeout) as response:
             return (
                 response.status,
                 dict(response.headers),
@@ -184,8 +188,30 @@ class Connection:
         self.api_url = api_url
         self.path = parts.path.rstrip("/")
         self.timeout = timeout
-        factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        self._make = lambda: factory(parts.hostname, parts.port, timeout=timeout)
+        https = parts.scheme == "https"
+        port = parts.port or (443 if https else 80)
+        # Through the proxy that the single uploads (urllib) use too: HTTPS_PROXY,
+        # HTTP_PROXY and NO_PROXY, or the system's settings on Windows and macOS.
+        proxy = _proxy_for(parts.scheme, parts.hostname or "")
+        self._proxy_headers: dict = {}
+        self._target_prefix = self.path
+        if proxy is None:
+            factory = http.client.HTTPSConnection if https else http.client.HTTPConnection
+            self._make = lambda: factory(parts.hostname, port, timeout=timeout)
+        else:
+            proxy_host, proxy_port, proxy_headers = proxy
+            if https:  # a CONNECT tunnel, TLS with the service inside it
+
+                def tunnel() -> http.client.HTTPConnection:
+                    connection = http.client.HTTPSConnection(proxy_host, proxy_port, timeout=timeout)
+                    connection.set_tunnel(parts.hostname, port, headers=proxy_headers)
+                    return connection
+
+                self._make = tunnel
+            else:  # plain HTTP: the request names the whole URL
+                self._make = lambda: http.client.HTTPConnection(proxy_host, proxy_port, timeout=timeout)
+                self._proxy_headers = proxy_headers
+                self._target_prefix = f"http://{parts.hostname}:{port}{self.path}"
         self._conn: http.client.HTTPConnection | None = None
 
     def close(self) -> None:
@@ -206,7 +232,9 @@ class Connection:
             if self._conn is None:
                 self._conn = self._make()
             try:
-                self._conn.request("POST", self.path + path, body=body, headers=headers)
+                self._conn.request(
+                    "POST", self._target_prefix + path, body=body, headers={**headers, **self._proxy_headers}
+                )
                 response = self._conn.getresponse()
                 answer = response.read(MAX_ANSWER_BYTES)
                 if response.will_close or not response.isclosed():
@@ -222,9 +250,24 @@ class Connection:
                 return None, {}, b"", f"connection to {url} failed: {exc!r}"
             except (OSError, http.client.HTTPException) as exc:
                 self.close()
-                text = exc.strerror if isinstance(exc, OSError) and exc.strerror else repr(exc)
+                text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or repr(exc)
                 return None, {}, b"", f"cannot reach {url}: {text}"
         raise AssertionError("unreachable")
+
+
+def _proxy_for(scheme: str, host: str) -> tuple[str, int, dict] | None:
+    """The (host, port, headers for it) of the proxy urllib would use for ``scheme``://``host``, or None."""
+    proxy = urllib.request.getproxies().get(scheme)
+    if not proxy or urllib.request.proxy_bypass(host):
+        return None
+    if "://" not in proxy:
+        proxy = f"http://{proxy}"
+    parts = urlsplit(proxy)
+    headers = {}
+    if parts.username is not None:
+        credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(credentials).decode("ascii")
+    return parts.hostname or "", parts.port or 80, headers
 
 
 @dataclass(frozen=True)
