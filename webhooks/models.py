@@ -67,10 +67,11 @@ class Endpoint(models.Model):
 # still cascades (or sets null) when one is deleted. They are made by one statement that
 # writes the sale, its event and its deliveries together (webhooks.outbox), so they point
 # at real rows by construction; a constraint would only check them again on every sale,
-# and on PostgreSQL each check share-locks the merchant's and the endpoint's row, which
-# every concurrent sale of that merchant locks too: with them a sale with an endpoint ran
-# at 0.77 of the rate of one without (bench/run.py), without them at 0.86. A delivery whose endpoint
-# was deleted in the middle of a sale is dropped by the sender (webhooks.sending).
+# and on PostgreSQL two of the checks share-lock the merchant's and the endpoint's rows,
+# which every concurrent sale of that merchant locks too. With them (and two indexes
+# since dropped) a sale with an endpoint ran at 0.77 of the rate of one without
+# (bench/run.py), without them at 0.91. A delivery whose endpoint was deleted in the
+# middle of its sale is dropped by the sender (webhooks.sending).
 
 
 class Event(models.Model):

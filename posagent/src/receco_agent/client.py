@@ -211,7 +211,8 @@ class Connection:
             else:  # plain HTTP: the request names the whole URL
                 self._make = lambda: http.client.HTTPConnection(proxy_host, proxy_port, timeout=timeout)
                 self._proxy_headers = proxy_headers
-                self._target_prefix = f"http://{parts.hostname}:{port}{self.path}"
+                host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname  # IPv6
+                self._target_prefix = f"http://{host}:{port}{self.path}"
         self._conn: http.client.HTTPConnection | None = None
 
     def close(self) -> None:
