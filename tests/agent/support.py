@@ -316,6 +316,28 @@ def run_cli(home: Path, *args: str, env: dict | None = None, timeout: float = 60
     )
 
 
+# Straight to the address asked, never through a proxy of the environment (the test
+# proxies below would otherwise send their own requests through themselves).
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _relay(request: urllib.request.Request, timeout: float) -> tuple[int, bytes]:
+    """Send ``request`` on for a test proxy; return the status and body of the answer, an error's included."""
+    try:
+        with _DIRECT.open(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class HoldingProxy:
     """Forwards requests to ``target`` (an origin); the answer to the ``hold_post``-th POST
     is held back until release(), so a test can kill the agent after the service acted
@@ -341,11 +363,7 @@ class HoldingProxy:
                 body = self.rfile.read(length) if length else None
                 headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization")}
                 request = urllib.request.Request(proxy.target + self.path, data=body, headers=headers, method=method)
-                try:
-                    with urllib.request.urlopen(request, timeout=30) as response:
-                        status, answer = response.status, response.read()
-                except urllib.error.HTTPError as exc:
-                    status, answer = exc.code, exc.read()
+                status, answer = _relay(request, timeout=30)
                 if method == "POST":
                     with proxy._lock:
                         proxy.posts += 1
@@ -355,11 +373,7 @@ class HoldingProxy:
                         proxy.released.wait(30)
                         self.close_connection = True
                         return  # the agent never hears the answer
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                _send_json(self, status, answer)
 
             def do_GET(self):
                 self._forward("GET")
@@ -404,17 +418,7 @@ class ForwardProxy:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-authorization", "host")}
                 request = urllib.request.Request(self.path, data=body, headers=headers, method="POST")
-                opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # not through itself
-                try:
-                    with opener.open(request, timeout=10) as response:
-                        status, answer = response.status, response.read()
-                except urllib.error.HTTPError as exc:
-                    status, answer = exc.code, exc.read()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                _send_json(self, *_relay(request, timeout=10))
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
