@@ -159,10 +159,9 @@ class Agent:
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
         idempotency_key = idempotency_key or tx.transaction_id
-        if idempotency_key is not None:
-            earlier = self.outbox.by_key(idempotency_key)
-            if earlier is not None:
-                return self._answer_again(earlier)
+        earlier = self._earlier_answer(idempotency_key)
+        if earlier is not None:
+            return earlier
         configured = self.settings.merchant_id
         if configured and tx.merchant_id != configured:
             return 400, {
@@ -225,10 +224,9 @@ class Agent:
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
         idempotency_key = idempotency_key or refund.transaction_id
-        if idempotency_key is not None:
-            earlier = self.outbox.by_key(idempotency_key)
-            if earlier is not None:
-                return self._answer_again(earlier)
+        earlier = self._earlier_answer(idempotency_key)
+        if earlier is not None:
+            return earlier
         token = new_token()
         payload = json.dumps(refund_input(refund, token), separators=(",", ":"))
         original = self.outbox.get(refund.receipt_id)
@@ -267,6 +265,13 @@ class Agent:
             result["queued"] = True
             self.forwarder.notify_queued()
         return 200, result
+
+    def _earlier_answer(self, idempotency_key: str | None) -> tuple[int, dict] | None:
+        """The answer to the request first sent with ``idempotency_key``, or None if there was none."""
+        if idempotency_key is None:
+            return None
+        entry = self.outbox.by_key(idempotency_key)
+        return None if entry is None else self._answer_again(entry)
 
     def _answer_again(self, entry: Entry | None) -> tuple[int, dict]:
         if entry is None:  # removed meanwhile (e.g. 'clear-queue' of a failed sale)
