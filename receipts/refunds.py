@@ -17,7 +17,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import serializers
 
+from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
+from receipts.claims import check_token
 from receipts.codes import TOKEN_RE, new_short_code, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
 from receipts.deliveries import schedule_deliveries
@@ -105,13 +107,16 @@ class RefundPlan:
     lines: list[dict] = field(default_factory=list)  # {index, quantity} of the sale's items refunded
 
 
-def refund(sale: Receipt, request: dict, *, keyed: bool) -> Created:
+def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = None) -> Created:
     """Refund ``sale`` as ``request`` (validate_refund) says; return the refund receipt.
+    ``key``: the caller's API key, if it sent one.
 
     The same refund token with the same request returns the refund made the first time
     (``created`` False). Raises Conflict when the sale is itself a refund or voided, when
-    the refund exceeds what remains, or when the refund token is another receipt's.
+    the refund exceeds what remains, when the refund token is another receipt's, or when it
+    was made offline with another merchant's key (receipts.claims).
     """
+    check_token(request["refund_token"], sale.merchant_id, key)
     fingerprint = _fingerprint(sale.token, request)
     token = request["refund_token"] or new_token()
     with transaction.atomic():
