@@ -40,10 +40,11 @@ def token_mac(token_secret: str, body: str, lookup_id: str) -> str:
 
 
 def check_token(token: str | None, merchant_id: int | None, key: ApiKey | None = None) -> None:
-    """Raise if merchant ``merchant_id`` (None: a test merchant not saved yet) may not claim ``token``: Conflict when it was made with another
-    merchant's key, InvalidInput when its MAC does not match the key it names (or names no
-    key). Tokens without a signature are anyone's to claim first. ``key``: the caller's own
-    key, which spares a query when it is the one the token names."""
+    """Raise if merchant ``merchant_id`` (None: a test merchant not saved yet) may not claim
+    ``token``: Conflict when it was made with another merchant's key, InvalidInput when its
+    MAC does not match the key it names (or names no key). Tokens without a signature are
+    anyone's to claim first. ``key``: the caller's own key, which spares a query when it is
+    the one the token names."""
     match = SIGNED_TOKEN_RE.match(token or "")
     if match is None:
         return
