@@ -24,6 +24,30 @@ def test_a_code_in_any_case_opens_the_receipt(client, receipt, typed):
     assert response["Location"] == f"/app/receipt/{receipt.token}"
 
 
+# Issue 26.5: the page promised that spaces are ignored, but these were refused.
+@pytest.mark.parametrize("typed", ["k7p 2qx", "K7P-2QX", " k7p - 2qx ", "K 7 P 2 Q X", "K7P\u20132QX", "k7p\u00a02qx"])
+def test_spaces_and_dashes_anywhere_in_a_typed_code_are_ignored(client, receipt, typed):
+    response = client.get("/app/scan", {"code": typed})
+    assert response.status_code == 302
+    assert response["Location"] == f"/app/receipt/{receipt.token}"
+
+
+def test_the_page_says_spaces_and_dashes_are_ignored(client):
+    assert b"Letters and digits, any case; spaces and dashes are ignored." in client.get("/app/scan").content
+
+
+def test_a_token_keeps_its_dashes(client, receipt_factory):
+    receipt = receipt_factory(token="till-7-sale-000123", short_code="DASH01")
+    response = client.get("/app/scan", {"code": " till-7-sale-000123 "})
+    assert response["Location"] == f"/app/receipt/{receipt.token}"
+
+
+@pytest.mark.parametrize("typed", ["K7P-2QX", "k7p 2qx"])
+def test_the_api_keeps_its_contract(api, receipt, typed):
+    status, body = api.get("getReceipt", {"token": typed})
+    assert (status, body["error"]["message"]) == (400, "Invalid token format")
+
+
 def test_a_full_token_also_opens_the_receipt(client, receipt):
     response = client.get("/app/scan", {"code": receipt.token})
     assert response["Location"] == f"/app/receipt/{receipt.token}"
