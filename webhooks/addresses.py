@@ -82,11 +82,17 @@ def resolve(host: str, port: int) -> list[tuple[int, str]]:
     owner, so it never names the address: that would map this network's DNS for them.
     """
     allow_private = settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES
+    # A receiver on this very machine, where http://localhost is allowed (debug): trying
+    # webhooks locally (listenwebhooks) must work with ./dev up as it is.
+    allow_loopback = http_localhost_allowed()
     found = []
     for family, _, _, _, sockaddr in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-        address = sockaddr[0]
-        if allow_private or is_public(ipaddress.ip_address(address)):
-            found.append((family, address))
+        ip = ipaddress.ip_address(sockaddr[0])
+        if allow_private or is_public(ip) or (allow_loopback and ip.is_loopback):
+            found.append((family, sockaddr[0]))
     if not found:
-        raise AddressRefused(f"{host} resolves to no public internet address: not allowed")
+        raise AddressRefused(
+            f"{host} resolves to no public internet address: not allowed "
+            "(receivers on your own network need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES=1)"
+        )
     return found

@@ -38,6 +38,12 @@ def test_private_loopback_and_link_local_addresses_are_not_public(address):
     assert not is_public(ipaddress.ip_address(address))
 
 
+REFUSED = (
+    "resolves to no public internet address: not allowed "
+    "(receivers on your own network need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES=1)"
+)
+
+
 @pytest.mark.parametrize(
     "address",
     ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"],
@@ -48,8 +54,21 @@ def test_public_addresses_are(address):
 
 def test_a_name_that_resolves_to_a_private_address_is_refused(settings):
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
-    with pytest.raises(AddressRefused, match=r"^localhost resolves to no public internet address: not allowed$"):
+    settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = False
+    with pytest.raises(AddressRefused) as refused:
         resolve("localhost", 80)
+    assert str(refused.value) == f"localhost {REFUSED}"
+
+
+def test_in_debug_a_receiver_on_this_machine_is_allowed(settings):
+    """Issue 26.1: with ./dev up (debug), an endpoint at http://127.0.0.1:8765/hook was
+    accepted and then every delivery failed: loopback receivers work where http://localhost
+    is allowed; other private addresses still need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES."""
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    settings.DEBUG = True
+    assert resolve("127.0.0.1", 8765) == [(socket.AF_INET, "127.0.0.1")]
+    with pytest.raises(AddressRefused):
+        resolve("10.20.30.40", 443)
 
 
 def test_the_refusal_does_not_name_the_address_a_name_resolved_to(settings, monkeypatch):
@@ -60,11 +79,12 @@ def test_the_refusal_does_not_name_the_address_a_name_resolved_to(settings, monk
     monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: found)
     with pytest.raises(client.SendError) as refused:
         client.post("https://billing.internal.example/hooks", b"{}", {}, timeout=5)
-    assert str(refused.value) == "billing.internal.example resolves to no public internet address: not allowed"
+    assert str(refused.value) == f"billing.internal.example {REFUSED}"
 
 
 def test_the_request_is_not_made_to_a_refused_address(settings, receiver):
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = False
     with pytest.raises(client.SendError, match="resolves to no public internet address"):
         client.post(receiver.url, b"{}", {}, timeout=5)
     assert receiver.requests == []
