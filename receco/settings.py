@@ -128,6 +128,9 @@ CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 # Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
 RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
+# A request (head and body) must arrive whole within this many seconds, or it is answered
+# 408: gunicorn's buffering worker (receco.lib.gunicorn_workers) reads it before serving.
+RECECO_REQUEST_READ_SECONDS = envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)
 
 # Phone numbers given without a country code are read as numbers of this region.
 RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
