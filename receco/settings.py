@@ -194,10 +194,14 @@ DATABASES = {"default": _database("DATABASE_URL", _database_url)}
 
 # Streaming replicas of DATABASE_URL: getReceipt and the receipt pages read from them,
 # and from the primary whatever a replica has not received yet (receco.lib.replicas).
+# A replica that does not connect or answer within DATABASE_REPLICA_TIMEOUT seconds is
+# left alone until it answers a health check again (libpq waits at least 2 s to connect).
+DATABASE_REPLICA_TIMEOUT = envint("DATABASE_REPLICA_TIMEOUT", 2, minimum=1)
 for _number, _url in enumerate(envlist("DATABASE_REPLICA_URLS", []), start=1):
     DATABASES[f"replica{_number}"] = _database("DATABASE_REPLICA_URLS", _url)
     if DATABASES[f"replica{_number}"]["ENGINE"] != "receco.lib.postgresql":
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs of replicas of DATABASE_URL")
+    DATABASES[f"replica{_number}"]["OPTIONS"]["connect_timeout"] = max(2, DATABASE_REPLICA_TIMEOUT)
     # Tests that run with replicas configured read the test database through them.
     DATABASES[f"replica{_number}"]["TEST"] = {"MIRROR": "default"}
 
