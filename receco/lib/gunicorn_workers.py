@@ -221,19 +221,21 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
                 self._accept(target)
 
     def _accept(self, listener: socket.socket) -> None:
-        while len(self.reading) + len(self.lingering) < self.worker_connections:
-            try:
-                client, addr = listener.accept()
-            except OSError as exc:
-                if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED):
-                    return
-                raise
-            client.setblocking(False)
-            util.close_on_exec(client)
-            incoming = Incoming(MAX_HEAD_BYTES, self.max_body)
-            connection = _Reading(client, addr, listener, incoming, time.monotonic() + self.read_seconds)
-            self.reading[client.fileno()] = connection
-            self.poller.register(client, selectors.EVENT_READ, connection)
+        # One connection per wake-up: the other workers, woken too, take the others, as
+        # sync workers share them out; this one would serve a burst of them in turn.
+        try:
+            client, addr = listener.accept()
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED):
+                return
+            raise
+        client.setblocking(False)
+        util.close_on_exec(client)
+        incoming = Incoming(MAX_HEAD_BYTES, self.max_body)
+        connection = _Reading(client, addr, listener, incoming, time.monotonic() + self.read_seconds)
+        self.reading[client.fileno()] = connection
+        self.poller.register(client, selectors.EVENT_READ, connection)
+        self._read(connection)  # most requests are here already: no wait for the next wake-up
 
     def _read(self, connection: _Reading) -> None:
         try:
