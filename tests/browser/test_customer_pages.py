@@ -82,8 +82,8 @@ def test_asking_for_the_receipt_by_email(phone, live_server, receipt, mailoutbox
     [email] = mailoutbox
     assert email.to == ["ada.customer@example.com"]
     assert email.subject == "Your receipt from Mama Put Kitchen: ₦1,612.50"
-    assert receipt.public_url in email.body
-    assert receipt.public_url in email.alternatives[0][0]
+    assert receipt.message_url in email.body
+    assert receipt.message_url in email.alternatives[0][0]
     _no_complaints(phone)
 
 
