@@ -14,6 +14,7 @@ from merchants.admission.admit import Admission
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict
+from receco.lib import replicas
 from receco.lib.queries import compiled_insert, create
 from receco.ops import metrics
 from receipts.claims import check_token, requested_short_code
@@ -193,6 +194,7 @@ def _set_aside(holder: Receipt | None, token: str, short_code: str) -> bool:
                     token=new_token(), short_code=new_short_code(), updated_at=timezone.now()
                 )
                 if taken:
+                    replicas.wrote(holder.token, holder.short_code)  # they now name the keyed sale
                     SetAside.objects.create(
                         receipt_id=holder.pk, claimed_token=holder.token, claimed_short_code=holder.short_code
                     )

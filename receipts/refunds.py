@@ -19,6 +19,7 @@ from rest_framework import serializers
 
 from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
+from receco.lib import replicas
 from receipts.claims import check_token
 from receipts.codes import TOKEN_RE, new_short_code, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
@@ -135,6 +136,7 @@ def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = No
         plan = _plan(locked, request)
         refund_receipt = _insert(locked, token, plan, request["reason"], fingerprint, keyed=keyed)
         _record_on_sale(locked, refund_receipt, plan)
+        replicas.wrote(locked.token, locked.short_code)
         planned = []
         if locked.customer_email or locked.customer_phone:  # the customer of the sale gets the refund too
             planned = schedule_deliveries(refund_receipt, locked.customer_email, locked.customer_phone, keyed=keyed)
@@ -282,6 +284,7 @@ def void(sale: Receipt, reason: str | None, *, keyed: bool) -> Void:
         locked.status = VOIDED
         locked.save(update_fields=["status", "updated_at"])
         voided = Void.objects.create(receipt=locked, reason=reason or "", keyed=keyed)
+        replicas.wrote(locked.token, locked.short_code)
         emit(EventType.RECEIPT_VOIDED, locked)
     sale.status = VOIDED
     return voided

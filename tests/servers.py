@@ -59,6 +59,18 @@ def migrate(database_url: str) -> None:
     )
 
 
+def manage(database_url: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a management command on ``database_url`` with the servers' settings; raise if it fails."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=_environment(database_url, {}),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
 def start_gunicorn(
     database_url: str, log: Path, workers: int = 1, host: str = "127.0.0.1", access_log: bool = False, **env: str
 ) -> Gunicorn:

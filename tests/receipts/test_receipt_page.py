@@ -99,7 +99,7 @@ def test_a_logo_stored_before_it_was_refused_is_not_shown(client, receipt, logo)
     assert response.status_code == 200
     assert b'class="logo"' not in response.content
     assert "img-src 'self' data:;" in response["Content-Security-Policy"]
-    assert receipt.public_url in compose_email(receipt, "customer@example.com").body
+    assert receipt.message_url in compose_email(receipt, "customer@example.com").body
 
 
 def test_the_policy_allows_no_inline_script_and_no_other_origin(client, receipt):
