@@ -37,6 +37,7 @@ from gunicorn.workers import gthread, sync
 
 from agentapi.envelopes import failure
 from agentapi.errors import ProcedureError
+from receco.lib.env import envint
 from receco.lib.requestframing import HEAD_TOO_LARGE, MORE, Incoming
 
 
@@ -155,14 +156,22 @@ class _Lingering:
     left: int = field(default=LINGER_BYTES)
 
 
+def _limits() -> tuple[float, int]:
+    """RECECO_REQUEST_READ_SECONDS and RECECO_MAX_BODY_BYTES as the settings read them; as
+    the environment gives them to an application without the settings (the benchmark's
+    bare reference)."""
+    from django.conf import settings
+
+    if settings.configured:  # the application is loaded by now
+        return float(settings.RECECO_REQUEST_READ_SECONDS), settings.RECECO_MAX_BODY_BYTES
+    return float(envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)), envint("RECECO_MAX_BODY_BYTES", 1024 * 1024)
+
+
 class BufferingWorker(JsonRefusals, sync.SyncWorker):
     def run(self):
-        from django.conf import settings  # the application is loaded by now
-
         if self.cfg.is_ssl:
             raise RuntimeError("BufferingWorker serves plain HTTP: terminate TLS in front of gunicorn")
-        self.read_seconds = float(settings.RECECO_REQUEST_READ_SECONDS)
-        self.max_body = settings.RECECO_MAX_BODY_BYTES
+        self.read_seconds, self.max_body = _limits()
         self.worker_connections = self.cfg.worker_connections
         self.reading: dict[int, _Reading] = {}
         self.lingering: dict[int, _Lingering] = {}
