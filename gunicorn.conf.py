@@ -5,6 +5,7 @@ import multiprocessing
 import os
 import tempfile
 
+from receco.lib.addresses import with_mapped_forms
 from receco.lib.env import envbool, envstr
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
@@ -39,7 +40,11 @@ if envstr("RECECO_LOG_FORMAT").lower() == "json":
             "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
         },
     }
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Proxies trusted for X-Forwarded-Proto; behind a dual-stack bind (-b [::]) an IPv4 proxy
+# connects as ::ffff:a.b.c.d, so each IPv4 entry counts in that form too.
+forwarded_allow_ips = ",".join(
+    with_mapped_forms([entry.strip() for entry in os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1").split(",")])
+)
 # gunicorn's control socket (for gunicornc) would be made under $HOME, which the image's
 # user cannot write, and several servers on one machine would share its path.
 control_socket_disable = True
