@@ -171,14 +171,15 @@ def _sale(number: int) -> dict:
 def _queue_sales(home: Path, count: int, key: str) -> None:
     """Commit ``count`` sales to the agent's queue exactly as the agent does offline."""
     from receco_agent.outbox import Outbox
-    from receco_agent.tokens import new_short_code, new_token
+    from receco_agent.tokens import new_token, short_code_for
     from receco_agent.transactions import to_service_input, validate
 
     outbox = Outbox(home / "queue.sqlite3")
     now = datetime.now(UTC)
     for number in range(count):
         tx = validate(_sale(number))
-        token, code = new_token(), new_short_code()
+        token = new_token(key)
+        code = short_code_for(token)
         body = json.dumps(to_service_input(tx, token, code, now), separators=(",", ":"))
         outbox.add(token, code, body, tx.local_fields)
 

@@ -1,12 +1,11 @@
 """The POS's refund: ``{receiptId, amount?, items?, reason?}`` checked against the service's
 refundReceipt rules (service_rules.REFUND) and mapped to its input."""
 
-import json
 import re
 from dataclasses import dataclass
 
 from receco_agent.service_rules import REFUND, REFUND_LINE
-from receco_agent.transactions import MAX_KEY_LENGTH, InvalidTransaction, check_texts
+from receco_agent.transactions import MAX_KEY_LENGTH, InvalidTransaction, check_texts, decode_json
 
 REFUND_PROCEDURE = "refundReceipt"
 # A sale's token (or its short code), as the service reads it.
@@ -30,10 +29,11 @@ def _is_int(value: object) -> bool:
 
 def parse_refund(body: bytes) -> Refund:
     """Return the Refund in a raw request body; raise InvalidTransaction naming what is wrong."""
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InvalidTransaction("Request body is not valid JSON") from None
+    return validate_refund(decode_json(body))
+
+
+def validate_refund(data: object) -> Refund:
+    """Return the Refund of a decoded JSON value; raise InvalidTransaction naming what is wrong."""
     if not isinstance(data, dict):
         raise InvalidTransaction("Request body must be a JSON object")
     check_texts(data, "")
