@@ -217,3 +217,24 @@ def test_the_thread_survives_unexpected_errors(agent, fake_service, monkeypatch)
     agent.forwarder.start()
     wait_until(lambda: agent.outbox.get(tokens[0]).state == "done")
     assert len(calls) >= 2
+
+
+def test_a_request_that_failed_unexpectedly_gives_its_calls_back_to_the_pacer(tmp_path, fake_service, monkeypatch):
+    from receco_agent import forwarder
+
+    agent = Agent(make_settings(tmp_path, fake_service.api_url))  # limits not known yet: one call at a time
+    tokens = queue(agent, 3)
+    real = forwarder.client.call_batch
+
+    def broken(*args, **kwargs):
+        monkeypatch.setattr(forwarder.client, "call_batch", real)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(forwarder.client, "call_batch", broken)
+    try:
+        with pytest.raises(RuntimeError):
+            agent.forwarder.drain()
+        assert agent.forwarder.drain() == IDLE_SECONDS
+    finally:
+        agent.forwarder.stop(10)
+    assert fake_service.tokens() == tokens

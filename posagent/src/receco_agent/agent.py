@@ -89,9 +89,13 @@ class Agent:
         granted, _ = self.pacer.grant(1)
         if not granted:
             return client.Answer(client.TRANSIENT, None, "held back by the service's rate limit")
-        answer = client.create_receipt(
-            self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
-        )
+        try:
+            answer = client.create_receipt(
+                self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
+            )
+        except BaseException:
+            self.pacer.unused(1)
+            raise
         self.pacer.heard(1, answer.limits, refused=int(answer.status == 429), retry_after=answer.retry_after)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:

@@ -194,7 +194,11 @@ class Forwarder:
                     group = in_flight.pop(future)
                     for entry in group:
                         self.agent.release(entry.token)
-                    result = future.result()
+                    try:
+                        result = future.result()
+                    except BaseException:
+                        self.agent.pacer.unused(len(group))
+                        raise
                     self._heard(group, result)
                     self.agent.settle(group, result)
                     if isinstance(result, client.Answer) and client.service_wide(result):

@@ -49,12 +49,6 @@ class Limit:
     quota: int | None = None  # calls a window allows (RateLimit-Policy's q)
     window: int | None = None  # seconds (RateLimit-Policy's w)
 
-    def describe(self) -> str:
-        """``1000 per 60 s``, or the policy's name when its quota is not known."""
-        if self.quota is None or self.window is None:
-            return f"the {self.name} limit"
-        return f"{self.quota} per {self.window} s"
-
 
 def _items(value: str | None) -> dict[str, dict[str, str]]:
     """The members of a structured-field list, ``"name";a=1;b=2, ...``, by name."""

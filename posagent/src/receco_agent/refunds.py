@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from receco_agent.service_rules import REFUND, REFUND_LINE
-from receco_agent.transactions import MAX_KEY_LENGTH, InvalidTransaction, check_texts, decode_json
+from receco_agent.transactions import MAX_KEY_LENGTH, InvalidTransaction, check_texts
 
 REFUND_PROCEDURE = "refundReceipt"
 # A sale's token (or its short code), as the service reads it.
@@ -25,11 +25,6 @@ class Refund:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_refund(body: bytes) -> Refund:
-    """Return the Refund in a raw request body; raise InvalidTransaction naming what is wrong."""
-    return validate_refund(decode_json(body))
 
 
 def validate_refund(data: object) -> Refund:
