@@ -12,6 +12,7 @@ import time
 
 import pytest
 from receco_agent.tokens import (
+    DERIVED_FIRST,
     SHORT_CODE_ALPHABET,
     new_token,
     short_code_for,
@@ -32,17 +33,17 @@ SECRETS = [
 ]
 # (API key, body, signed token, its short code)
 VECTORS = [
-    (TEST_KEY, "rcpt_loyw3v28_abc123", "rcpt_loyw3v28_abc123_wb6xQZ7p8Nez52g3wydqegjjsawa", "HD3SDG"),
-    (LIVE_KEY, "rcpt_mwrjzn0u_4hisgg", "rcpt_mwrjzn0u_4hisgg_OcBSbV4vs8mj1zl6sv1xqle6ff54", "PDHJ37"),
-    (LIVE_KEY, "rcpt_0_000000", "rcpt_0_000000_OcBSbV4vs8mj27t7f0dt21r21gps", "T9NCY7"),
+    (TEST_KEY, "rcpt_loyw3v28_abc123", "rcpt_loyw3v28_abc123_wb6xQZ7p8Nez52g3wydqegjjsawa", "33WRU6"),
+    (LIVE_KEY, "rcpt_mwrjzn0u_4hisgg", "rcpt_mwrjzn0u_4hisgg_OcBSbV4vs8mj1zl6sv1xqle6ff54", "5FJXPZ"),
+    (LIVE_KEY, "rcpt_0_000000", "rcpt_0_000000_OcBSbV4vs8mj27t7f0dt21r21gps", "6UNFEV"),
     # A MAC of fewer than 16 base-36 digits is left-padded with 0.
-    (TEST_KEY, "rcpt_loyw3v28_00000c", "rcpt_loyw3v28_00000c_wb6xQZ7p8Nez0q3lfvav43s1pgao", "PHC3KU"),
+    (TEST_KEY, "rcpt_loyw3v28_00000c", "rcpt_loyw3v28_00000c_wb6xQZ7p8Nez0q3lfvav43s1pgao", "77AJ5P"),
 ]
 # (any token, signed or not, and its short code)
 SHORT_CODES = [
-    ("rcpt_mwrjzn0u_4hisgg", "9R2URK"),
-    ("rcpt_loyw3v28_abc123", "URRE6J"),
-    ("K7P2QX", "MXDPB3"),
+    ("rcpt_mwrjzn0u_4hisgg", "997CGY"),
+    ("rcpt_loyw3v28_abc123", "8QQQEN"),
+    ("K7P2QX", "8TCPFA"),
 ]
 
 
@@ -104,9 +105,10 @@ def test_base36():
     assert to_base36(1_700_000_000_000) == "loyw3v28"
 
 
-def test_short_codes_are_six_unambiguous_uppercase_characters_spread_over_the_alphabet():
+def test_short_codes_are_a_digit_and_five_unambiguous_characters_spread_over_the_alphabet():
     codes = [short_code_for(new_token(TEST_KEY)) for _ in range(2000)]
     for code in codes:
-        assert re.fullmatch(r"[A-Z0-9]{6}", code)
+        assert re.fullmatch(r"[2-9][A-Z0-9]{5}", code)
         assert not set(code) & set("0O1IL")
-    assert set("".join(codes)) == set(SHORT_CODE_ALPHABET)
+    assert {code[0] for code in codes} == set(DERIVED_FIRST)
+    assert set("".join(code[1:] for code in codes)) == set(SHORT_CODE_ALPHABET)

@@ -14,10 +14,14 @@ The scheme (version 1):
   number in base 36, left-padded with ``0`` to 16 characters;
 - token = ``f"{body}_{lookup}{mac}"`` (49 characters until 2059); without a key, ``body``;
 - short code of any token: the first 8 bytes of ``SHA-256(b"receco/short-code/v1:" +
-  token)`` as a big-endian number ``n``, then six times ``n, r = divmod(n, 31)``, taking
-  ``SHORT_CODE_ALPHABET[r]`` in the order produced.
+  token)`` as a big-endian number ``n``; ``n, r = divmod(n, 8)`` gives the first character,
+  ``DERIVED_FIRST[r]`` (a digit), then five times ``n, r = divmod(n, 31)`` gives
+  ``SHORT_CODE_ALPHABET[r]``, in the order produced. The service keeps the codes that begin
+  with a digit for the codes derived from their own token (its own begin with a letter), so
+  no other sale can ask for the code a till printed.
 
-tests/agent/test_tokens.py holds test vectors of the scheme, for the service's side too.
+tests/agent/test_tokens.py holds test vectors of the scheme; tests/agent/test_service_rules.py
+holds it to the service's (merchants.keys.token_secret, receipts.claims, receipts.codes).
 """
 
 import functools
@@ -30,6 +34,8 @@ BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 # No 0/O, 1/I/L: customers type the short code from a paper slip.
 SHORT_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 SHORT_CODE_LENGTH = 6
+# The first character of a derived short code: the digits of SHORT_CODE_ALPHABET.
+DERIVED_FIRST = "23456789"
 TOKEN_SECRET_MESSAGE = b"receco/agent-token/v1"
 SHORT_CODE_PREFIX = b"receco/short-code/v1:"
 KEY_PREFIX_LENGTH = len("postest_")
@@ -75,10 +81,12 @@ def new_token(api_key: str | None = None, now_ms: int | None = None) -> str:
 
 
 def short_code_for(token: str) -> str:
-    """Return the short code derived from ``token``: 6 characters of SHORT_CODE_ALPHABET."""
+    """Return the short code derived from ``token``: a digit of DERIVED_FIRST, then 5
+    characters of SHORT_CODE_ALPHABET."""
     number = int.from_bytes(hashlib.sha256(SHORT_CODE_PREFIX + token.encode()).digest()[:8], "big")
-    characters = []
-    for _ in range(SHORT_CODE_LENGTH):
+    number, rest = divmod(number, len(DERIVED_FIRST))
+    characters = [DERIVED_FIRST[rest]]
+    for _ in range(SHORT_CODE_LENGTH - 1):
         number, rest = divmod(number, len(SHORT_CODE_ALPHABET))
         characters.append(SHORT_CODE_ALPHABET[rest])
     return "".join(characters)
