@@ -27,7 +27,7 @@ from receipts.codes import (
 )
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_email, normalize_phone
 
-# Upper bounds, documented in the README. A body over RECECO_MAX_BODY_BYTES is refused
+# Upper bounds, documented in docs/api.md. A body over RECECO_MAX_BODY_BYTES is refused
 # before any of this runs.
 MAX_ITEMS = 500
 MAX_AMOUNT = 10**15  # minor units; far above any sale, below JavaScript's 2**53

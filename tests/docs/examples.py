@@ -1,8 +1,8 @@
 """The shell examples of README.md and docs/, and the answers they document.
 
 An example is a fenced shell block that talks to the service of `./dev up`: it calls
-`http://127.0.0.1:8000` or runs `./dev manage`. Other shell blocks are instructions (set-up,
-deployment, long-running commands) and are not run.
+`http://127.0.0.1:8000` with curl, or runs `./dev manage`. Other shell blocks are
+instructions (set-up, deployment, long-running programs such as the agent) and are not run.
 
 In an example, each command may be followed at once (no blank line) by comment lines: what
 it answers. A trailing comment on the command's last line that starts with a status is an
@@ -56,7 +56,7 @@ def examples(path: Path) -> list[list[Command]]:
             language, lines, start = fence[1], [], number + 1
         elif line.startswith("```") and language is not None:
             text = "\n".join(lines)
-            if language in SHELLS and (SERVICE in text or "./dev manage" in text):
+            if language in SHELLS and (("curl " in text and SERVICE in text) or "./dev manage" in text):
                 blocks.append(commands(lines, start))
             language = None
         elif language is not None:
