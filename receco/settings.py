@@ -270,9 +270,13 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Dashboard sign-in throttling (django-axes; merchants.signin): a user name is locked out
 # from one address after this many wrong passwords in a row, for this long (each further
-# try restarts the pause); a right password resets the count.
+# try restarts the pause); a right password resets the count. An address is locked out
+# whole once its wrong passwords, for any user names, reach the address limit within
+# that time (password spraying); a right password does not reset that count.
 AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+RECECO_LOGIN_ADDRESS_FAILURE_LIMIT = envint("RECECO_LOGIN_ADDRESS_FAILURE_LIMIT", 10, minimum=1)
+AXES_HANDLER = "merchants.signin.SignInHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT

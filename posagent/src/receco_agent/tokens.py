@@ -31,5 +31,9 @@ def new_token(now_ms: int | None = None) -> str:
 
 
 def new_short_code() -> str:
-    """Return a fresh 6-character short code of unambiguous uppercase letters and digits."""
-    return "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH))
+    """Return a fresh 6-character short code of unambiguous uppercase letters and digits,
+    beginning with a letter: the service keeps codes that begin with a digit for the codes
+    derived from their token, and would replace a random one of that kind."""
+    letters = [c for c in SHORT_CODE_ALPHABET if c.isalpha()]
+    rest = (secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH - 1))
+    return secrets.choice(letters) + "".join(rest)

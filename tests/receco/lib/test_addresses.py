@@ -1,8 +1,10 @@
 """The client address limits count against (receco.lib.addresses)."""
 
+import ipaddress
+
 from django.test import RequestFactory
 
-from receco.lib.addresses import client_ip
+from receco.lib.addresses import client_address, client_ip, plain_text
 
 
 def _request(remote="203.0.113.9", forwarded=None):
@@ -41,3 +43,18 @@ class TestClientAddress:
     def test_without_any_address_all_callers_share_one_allowance(self, settings):
         settings.RECECO_TRUSTED_PROXY_COUNT = 0
         assert client_ip(_request(remote="")) == "unknown"
+
+    def test_an_ipv4_mapped_address_is_the_ipv4_address_it_carries(self, settings):
+        settings.RECECO_TRUSTED_PROXY_COUNT = 0
+        assert client_ip(_request("::ffff:203.0.113.9")) == "203.0.113.9"
+        assert client_ip(_request("::ffff:198.51.100.7")) == "198.51.100.7"  # not the same /64
+        assert client_address(_request("::ffff:127.0.0.1")) == ipaddress.ip_address("127.0.0.1")
+
+    def test_a_mapped_forwarded_address_is_read_the_same_way(self, settings):
+        settings.RECECO_TRUSTED_PROXY_COUNT = 1
+        assert client_ip(_request("::ffff:10.0.0.5", forwarded="::ffff:198.51.100.1")) == "198.51.100.1"
+
+    def test_logs_show_a_mapped_address_as_ipv4(self):
+        assert plain_text("::ffff:127.0.0.1") == "127.0.0.1"
+        assert plain_text("2001:db8::1") == "2001:db8::1"
+        assert plain_text("-") == "-"
