@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import IntegrityError
 
 from merchants.management.commands._lookup import merchant_named
 from receipts.money import format_amount
@@ -51,8 +52,25 @@ class Command(BaseCommand):
             pass
         finally:
             server.server_close()
-            endpoint.delete()  # the service stops sending here
+            _remove(endpoint)  # the service stops sending here
             self.stdout.write(f"Stopped; the endpoint {url} is removed.")
+
+
+def _remove(endpoint) -> None:
+    """Delete ``endpoint`` with its deliveries and their attempts. The service records the
+    attempt of the last event it sent here after this receiver answered, so that attempt
+    may be written while the delete runs, which PostgreSQL then refuses: a delete that lost
+    that race is made again, and takes the attempt with it."""
+    for _ in range(_REMOVE_TRIES - 1):
+        try:
+            endpoint.delete()
+            return
+        except IntegrityError:
+            time.sleep(0.2)
+    endpoint.delete()
+
+
+_REMOVE_TRIES = 5
 
 
 class _Receiver(BaseHTTPRequestHandler):
