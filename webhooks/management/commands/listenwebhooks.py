@@ -57,20 +57,15 @@ class Command(BaseCommand):
 
 
 def _remove(endpoint) -> None:
-    """Delete ``endpoint`` with its deliveries and their attempts. The service records the
-    attempt of the last event it sent here after this receiver answered, so that attempt
-    may be written while the delete runs, which PostgreSQL then refuses: a delete that lost
-    that race is made again, and takes the attempt with it."""
-    for _ in range(_REMOVE_TRIES - 1):
+    # The service records the last event's outcome just after its answer, perhaps while
+    # this deletes the endpoint's deliveries: try again a moment later.
+    for _ in range(10):
         try:
             endpoint.delete()
             return
         except IntegrityError:
             time.sleep(0.2)
     endpoint.delete()
-
-
-_REMOVE_TRIES = 5
 
 
 class _Receiver(BaseHTTPRequestHandler):
