@@ -1,5 +1,5 @@
 # Receco web service: gunicorn serving receco.wsgi, static files through WhiteNoise.
-# Configuration comes from the environment (see README, "Configuration").
+# Configuration comes from the environment (docs/configuration.md).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -55,6 +55,25 @@ class MerchantQuerySet(models.QuerySet):
                 raise
         return self.model.new_test_merchant(string_id, display_name)
 
+    def for_key(self, string_id: str) -> "Merchant":
+        """Return the merchant an operator makes a key for. An unknown ``test-`` id is
+        created as its first sale would create it, so that a test key can be had before
+        that sale. Raises Merchant.DoesNotExist for any other unknown id."""
+        try:
+            return self.get(string_id=string_id)
+        except self.model.DoesNotExist:
+            if not string_id.startswith(TEST_MERCHANT_PREFIX):
+                raise
+        new = self.model.new_test_merchant(string_id)
+        new.full_clean(exclude=["string_id"], validate_unique=False)
+        string_id_validator(string_id)
+        # get_or_create: a first sale of the same merchant may be saving it at this moment.
+        merchant, _ = self.get_or_create(
+            string_id=string_id,
+            defaults={"name": new.name, "is_test": new.is_test, "require_api_key": new.require_api_key},
+        )
+        return merchant
+
 
 class Merchant(models.Model):
     class Status(models.TextChoices):

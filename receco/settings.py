@@ -1,4 +1,4 @@
-"""Receco settings, read from the environment (README, "Configuration"; docs/operations.md).
+"""Receco settings, read from the environment (docs/configuration.md lists every variable).
 
 With no environment at all this runs the embedded default: a SQLite file and the
 local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,

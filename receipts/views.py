@@ -17,6 +17,7 @@ from merchants.admission.admit import Admission
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
+from receco.lib.rates import parse_rate
 from receco.ops import metrics
 from receipts import orf, qr, sent_here
 from receipts.contacts import mask_email, mask_phone
@@ -149,7 +150,7 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
     if _form_limited(request):
         metrics.rate_limit_refused("contact_form")
-        form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
+        form.add_error(None, _form_limit_words())
         return _render_receipt(request, receipt, form, status=429)
     if not form.is_valid():
         return _render_receipt(request, receipt, form, status=400)
@@ -245,6 +246,12 @@ def _limited_words(refused: Planned) -> str:
 def _retry_after(response: HttpResponse, seconds: int) -> HttpResponse:
     response["Retry-After"] = str(seconds)
     return response
+
+
+def _form_limit_words() -> str:
+    """The send form's refusal, with its limit as RECECO_CONTACT_FORM_RATE says it."""
+    rate = parse_rate(settings.RECECO_CONTACT_FORM_RATE)
+    return f"Too many requests from your network: at most {rate.describe()}. Wait a while, then try again."
 
 
 def _form_limited(request: HttpRequest) -> bool:
