@@ -161,6 +161,19 @@ def test_an_unknown_receipt_gets_a_friendly_404(client, receipt, reference):
     assert "Content-Security-Policy" in response
 
 
+@pytest.mark.parametrize("reference", ["ZZZZZZ", "bad!token"])
+def test_the_not_found_page_repeats_what_was_looked_for(client, receipt, reference):
+    html = client.get(f"/app/receipt/{reference}").content.decode()
+    assert f'You looked for <strong class="code typed">{reference}</strong>. Check it against your receipt slip' in html
+
+
+def test_what_was_looked_for_is_escaped_and_cut_to_a_tokens_length(client, receipt):
+    typed = "<img src=x onerror=alert(1)>" + "A" * 100
+    html = client.get(f"/app/receipt/{typed}").content.decode()
+    assert "<img src=x" not in html
+    assert f'<strong class="code typed">&lt;img src=x onerror=alert(1)&gt;{"A" * 36}</strong>' in html
+
+
 def test_a_receipt_not_uploaded_yet_is_looked_for_again(client, receipt):
     # The agent prints the QR code before an offline sale reaches the service.
     html = client.get("/app/receipt/rcpt_mfx3k2zz_notyet").content.decode()
