@@ -150,6 +150,7 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "receipt": receipt,
         "merchant": merchant,
         "tax_identifier": _tax_identifier(merchant),
+        "registration_number": merchant.registration_number,
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),

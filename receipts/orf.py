@@ -15,6 +15,9 @@ from receipts.representation import iso_utc
 
 ORF_VERSION = "0.1.0"
 EXTENSION = "receco"
+# ORF 0.1 has no field for a company registration number: it is one of the merchant's
+# identifiers, by a scheme named as tax schemes are (NG_TIN).
+REGISTRATION_SCHEME = "NG_CAC"
 
 
 def document(receipt: Receipt, merchant: Merchant) -> dict:
@@ -102,7 +105,12 @@ def _merchant(merchant: Merchant, receipt: Receipt) -> dict:
         "display_name": receipt.merchant_name,
         "country_code": merchant.country,
     }
+    identifiers = []
     if merchant.tax_identifier:
         scheme, value = merchant.tax_identifier
-        found["tax_identifiers"] = [{"scheme": scheme, "value": value}]
+        identifiers.append({"scheme": scheme, "value": value})
+    if merchant.registration_number:
+        identifiers.append({"scheme": REGISTRATION_SCHEME, "value": merchant.registration_number})
+    if identifiers:
+        found["tax_identifiers"] = identifiers
     return found

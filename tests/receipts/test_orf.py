@@ -19,6 +19,7 @@ VALIDATOR = Draft202012Validator(SCHEMA, format_checker=FormatChecker())
 def identified(merchant):
     merchant.legal_name = "Mama Put Foods Ltd"
     merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.registration_number = "RC1234567"
     merchant.save()
     return merchant
 
@@ -52,7 +53,10 @@ def test_a_sale_with_vat(api, identified, receipt_factory):
         "legal_name": "Mama Put Foods Ltd",
         "display_name": "Mama Put Kitchen",
         "country_code": "NG",
-        "tax_identifiers": [{"scheme": "NG_TIN", "value": "12345678-0001"}],
+        "tax_identifiers": [
+            {"scheme": "NG_TIN", "value": "12345678-0001"},
+            {"scheme": "NG_CAC", "value": "RC1234567"},
+        ],
     }
     assert document["total"] == 1397.5
     assert document["line_items"][0] == {

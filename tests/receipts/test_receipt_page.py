@@ -250,6 +250,7 @@ def identified(merchant):
     merchant.legal_name = "Mama Put Foods Ltd"
     merchant.address = "12 Admiralty Way\nLekki Phase 1, Lagos"
     merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.registration_number = "RC1234567"
     merchant.support_email = "help@mamaput.example.com"
     merchant.return_policy = "Unopened drinks within 7 days."
     merchant.receipt_footer = "Thank you for eating with us!"
@@ -262,7 +263,7 @@ def test_the_page_states_who_issued_it(client, identified, receipt):
     for shown in (
         "Mama Put Foods Ltd",
         "12 Admiralty Way Lekki Phase 1, Lagos",
-        "TIN 12345678-0001",
+        "TIN 12345678-0001 · RC1234567",
         "help@mamaput.example.com",
         "Returns: Unopened drinks within 7 days.",
         "Thank you for eating with us!",
@@ -316,5 +317,7 @@ def test_the_receipt_can_be_downloaded_as_an_open_receipt_format_document(client
 
 def test_the_email_states_who_issued_it(identified, receipt):
     body = compose_email(receipt, "customer@example.com").body
-    assert "Mama Put Foods Ltd\n12 Admiralty Way\nLekki Phase 1, Lagos\nTIN 12345678-0001" in body
+    assert "Mama Put Foods Ltd\n12 Admiralty Way\nLekki Phase 1, Lagos\nTIN 12345678-0001\nRC1234567\n" in body
+    html = compose_email(receipt, "customer@example.com").alternatives[0][0]
+    assert "<br>TIN 12345678-0001<br>RC1234567" in html
     assert "Returns: Unopened drinks within 7 days." in body
