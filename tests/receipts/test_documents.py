@@ -161,6 +161,7 @@ def test_a_voided_sales_total_is_struck_through_with_the_reason_beside_it(client
         '<p class="total-big total-voided"><del>₦1,300.00</del> '
         '<span class="void-reason">Voided: Rung up twice</span></p>'
     ) in page
+    assert '<tr class="total"><th scope="row">Total</th><td class="num"><del>₦1,300.00</del></td></tr>' in page
     assert '<span class="doc-title">Voided</span>' in page
     assert "<title>Voided · Mama Put Kitchen" in page
 
