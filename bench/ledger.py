@@ -121,17 +121,18 @@ def main() -> None:
         print(f"made {args.receipts - have} receipts in {time.perf_counter() - started:.1f} s")
 
     print(f"database: {connection.vendor}; batch {args.batch}")
-    appended, batches, spent = 0, [], 0.0
+    appended, batches, spent, cpu = 0, [], 0.0, 0.0
     now = timezone.now() + timedelta(minutes=1)
     profile = cProfile.Profile() if args.profile else None
     while True:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         if profile:
             profile.enable()
         result = append_batch(args.batch, now=now, checkpoint=False)
         if profile:
             profile.disable()
         elapsed = time.perf_counter() - started
+        cpu += time.process_time() - started_cpu
         if not result.count:
             break
         appended += result.count
@@ -146,21 +147,32 @@ def main() -> None:
             f"appended {appended} receipts in {spent:.1f} s: {appended / spent:.0f} receipts/s "
             f"(batches: median {statistics.median(batches):.0f}/s, slowest {min(batches):.0f}/s); log size {size}"
         )
+        print(
+            f"  this process's CPU: {cpu / appended * 1e6:.0f} us a receipt, "
+            f"{appended / cpu:.0f} receipts per CPU second (load average {os.getloadavg()[0]:.1f} "
+            f"on {os.cpu_count()} CPUs: the wall figure is what the others left over)"
+        )
 
     tokens = list(Receipt.objects.filter(merchant=merchant).values_list("token", flat=True)[:200_000])
     client = Client()
     client.get(f"/log/proof/{tokens[0]}")  # warm: connection, caches
-    times = []
+    times, cpu_times = [], []
     for token in random.sample(tokens, min(args.proofs, len(tokens))):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         response = client.get(f"/log/proof/{token}")
         times.append((time.perf_counter() - started) * 1000)
+        cpu_times.append((time.process_time() - started_cpu) * 1000)
         assert response.status_code == 200, response.content
+    cpu_times.sort()
     times.sort()
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))]  # noqa: E731
     print(
         f"proof bundles over a log of {size}: p50 {p(0.5):.2f} ms, p90 {p(0.9):.2f} ms, "
         f"p99 {p(0.99):.2f} ms, max {times[-1]:.2f} ms ({len(times)} requests)"
+    )
+    print(
+        f"  this process's CPU a request: p50 {cpu_times[len(cpu_times) // 2]:.2f} ms, "
+        f"p99 {cpu_times[min(len(cpu_times) - 1, int(0.99 * len(cpu_times)))]:.2f} ms"
     )
     if not args.keep:
         clean(merchant)

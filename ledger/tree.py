@@ -4,6 +4,7 @@ the hashing are receco_verify.merkle's, the one home of those rules."""
 
 from collections.abc import Iterable
 
+from django.db import connections
 from receco_verify import merkle
 
 from ledger.models import Node, pack
@@ -13,8 +14,17 @@ def lookup(nodes: Iterable[tuple[int, int]], using: str = "default") -> dict[tup
     """The hashes of the complete subtrees ``nodes`` ((level, index) pairs), in one query.
     Raises KeyError naming a node the log does not have."""
     wanted = {pack(level, index): (level, index) for level, index in nodes}
-    rows = Node.objects.using(using).filter(key__in=wanted).values_list("key", "hash")
-    found = {wanted[key]: bytes(value) for key, value in rows}
+    connection = connections[using]
+    q = connection.ops.quote_name
+    # Plain SQL: a proof is served in a few milliseconds, and building this query with
+    # the ORM would take longer than running it.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {q('key')}, {q('hash')} FROM {q(Node._meta.db_table)} WHERE {q('key')} IN "  # noqa: S608
+            f"({', '.join(['%s'] * len(wanted))})",
+            list(wanted),
+        )
+        found = {wanted[key]: bytes(value) for key, value in cursor.fetchall()}
     missing = set(wanted.values()) - set(found)
     if missing:
         raise KeyError(f"the log has no node {sorted(missing)[0]}")

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from ledger import bundles, checkpoints, tree
 from ledger.models import Checkpoint
 from receco.lib import signingkeys
+from receco.lib.queries import get_by
 from receipts.models import Receipt
 
 KEYS_MAX_AGE = 300
@@ -43,8 +44,9 @@ def checkpoint(request: HttpRequest) -> HttpResponse:
 def proof(request: HttpRequest, token: str) -> HttpResponse:
     """The proof bundle of the receipt ``token`` (``?entry=void``: of its void) against the
     latest checkpoint, or the one of ``?tree_size=N``."""
-    receipt = Receipt.objects.filter(token=token).select_related("merchant").first()
-    if receipt is None:
+    try:
+        receipt = get_by(Receipt, "token", token, related=("merchant",))
+    except Receipt.DoesNotExist:
         return _error(404, "NOT_FOUND", "No receipt has this token")
     entry = request.GET.get("entry", "receipt")
     if entry not in ("receipt", "void"):
@@ -88,7 +90,7 @@ def consistency(request: HttpRequest) -> HttpResponse:
 def _checkpoint(request: HttpRequest) -> Checkpoint | HttpResponse:
     raw = request.GET.get("tree_size")
     if raw is None:
-        found = checkpoints.latest()
+        found = checkpoints.latest_cached()
         if found is None:
             return _error(404, "NOT_LOGGED", "The log has published no checkpoint yet")
         return found

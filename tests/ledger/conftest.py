@@ -3,6 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ledger import checkpoints
 from ledger.appender import append_batch
 from receco.lib import signingkeys
 
@@ -11,6 +12,15 @@ def append(**options):
     """Append everything committed, as the appender would once the commit lag has passed."""
     options.setdefault("checkpoint", True)
     return append_batch(now=timezone.now() + timedelta(seconds=60), **options)
+
+
+@pytest.fixture(autouse=True)
+def _no_checkpoint_from_another_test():
+    """Proofs are served against the checkpoint a process read less than a second ago: not
+    one a previous test's rolled-back transaction published."""
+    checkpoints.forget_cached()
+    yield
+    checkpoints.forget_cached()
 
 
 @pytest.fixture
