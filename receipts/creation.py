@@ -10,11 +10,14 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from merchants.admission.admit import Admission
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict
+from receco.lib import replicas
 from receco.lib.queries import compiled_insert, create
 from receco.ops import metrics
+from receipts.claims import check_token, requested_short_code
 from receipts.codes import new_short_code, new_token
 from receipts.deliveries import schedule_deliveries
 from receipts.delivery_limits import Planned
@@ -49,22 +52,31 @@ class Created:
     deliveries: list[Planned] = field(default_factory=list)
 
 
-def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False) -> Created:
+def create_receipt(
+    merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False, admission: Admission | None = None
+) -> Created:
     """Store a validated sale for ``merchant`` (saved here if it is a new test merchant),
-    sent with the merchant's own API key or not (``keyed``).
+    sent with the merchant's own API key or not (``keyed``), by the caller ``admission``
+    admitted (its key and the failed-look-up budget of its address; None: not a caller of
+    the API).
 
     The token is the idempotency key: the same token with the same content returns the
     original receipt with ``created`` False, even when both requests race (the unique
     constraint decides, not a read before the write). A requested short code that another
     receipt holds is replaced by a fresh one. A keyed sale always gets its token, and its
     short code when it was claimed after the sale: a receipt made without a key that holds
-    them is set aside (``_set_aside``). Raises Conflict when the token is already used for
-    different content by a keyed sale, or by anyone when this sale is not keyed. A failed
-    call writes nothing.
+    them is set aside (``_set_aside``), within its own merchant only. Who may claim a token or
+    short code at all is receipts.claims. Raises Conflict when the token is already used for
+    different content by a keyed sale or another merchant's, or by anyone when this sale is
+    not keyed, or was made offline with another merchant's key; InvalidInput when a signed
+    token's MAC does not match. A failed call writes nothing.
     """
+    check_token(sale["token"], merchant.pk, admission.key if admission is not None else None)
     fingerprint = sale_fingerprint(sale)
     token = sale["token"] or new_token()
-    short_code = sale["short_code"] or new_short_code()
+    may_probe = admission is None or admission.may_probe_short_codes()
+    requested = requested_short_code(sale["short_code"], token, may_probe=may_probe)
+    short_code = requested or new_short_code()
     fields = _receipt_fields(merchant, sale, livemode=livemode, keyed=keyed)
     fields["fingerprint"] = fingerprint
     # A lone INSERT outside a transaction is atomic by itself: no BEGIN/COMMIT round
@@ -100,15 +112,18 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
         except IntegrityError:
             holder = Receipt.objects.filter(token=token).first()
         if holder is None:  # the short code was taken, not the token
-            if not (keyed and _set_aside(_claim_on(short_code, sale), token, short_code)):
-                short_code = new_short_code()
+            if keyed and _set_aside(_claim_on(short_code, sale, merchant), token, short_code):
+                continue
+            if short_code == requested and admission is not None:
+                admission.record_failed_lookup()  # the answer tells the caller this code exists
+            short_code = new_short_code()
             continue
         if holder.fingerprint == fingerprint and _same_merchant(holder, merchant):
             if keyed and not holder.keyed:  # the same sale, sent before without the key
                 Receipt.objects.filter(pk=holder.pk).update(keyed=True)
                 holder.keyed = True
             return Created(holder, False)
-        if not (keyed and _set_aside(holder, token, short_code)):
+        if not (keyed and holder.merchant_id == merchant.pk and _set_aside(holder, token, short_code)):
             raise Conflict(TOKEN_CONFLICT)
     raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
 
@@ -153,12 +168,15 @@ def _save_test_merchant(merchant: Merchant) -> Merchant:
     return saved
 
 
-def _claim_on(short_code: str, sale: dict) -> Receipt | None:
-    """The receipt made without a key that holds ``short_code`` if it was made after the
-    sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None."""
+def _claim_on(short_code: str, sale: dict, merchant: Merchant) -> Receipt | None:
+    """The receipt of ``merchant`` made without a key that holds ``short_code`` if it was made
+    after the sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None. Another
+    merchant's receipt is never set aside: what a link opens never changes across merchants."""
+    if merchant.pk is None:
+        return None
     sold_at = sale["transaction_date"] or timezone.now()
     return Receipt.objects.filter(
-        short_code=short_code, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
+        short_code=short_code, merchant_id=merchant.pk, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
     ).first()
 
 
@@ -176,6 +194,7 @@ def _set_aside(holder: Receipt | None, token: str, short_code: str) -> bool:
                     token=new_token(), short_code=new_short_code(), updated_at=timezone.now()
                 )
                 if taken:
+                    replicas.wrote(holder.token, holder.short_code)  # they now name the keyed sale
                     SetAside.objects.create(
                         receipt_id=holder.pk, claimed_token=holder.token, claimed_short_code=holder.short_code
                     )

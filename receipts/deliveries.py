@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from receco.errors import RateLimited
+from receco.lib import replicas
 from receco.ops import metrics
 from receipts import delivery_limits
 from receipts.contacts import mask_destination
@@ -65,6 +66,7 @@ def attach_contact(
         for field, value in changes.items():
             setattr(receipt, field, value)
         receipt.save(update_fields=[*changes, "updated_at"])
+        replicas.wrote(receipt.token, receipt.short_code)
         _record(receipt, planned, keyed=keyed)
         emit(EventType.RECEIPT_CONTACT_UPDATED, receipt)
     return planned
