@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "receipts",
     "agentapi",
     "webhooks",
+    # Signed receipts and their append-only log (docs/verification.md).
+    "ledger",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -383,6 +385,22 @@ LOGGING = logging_config(RECECO_LOG_FORMAT, envstr("DJANGO_LOG_LEVEL", "INFO").u
 if RECECO_LOG_FORMAT == "json":
     # Python's warnings as log records (logger py.warnings), not bare lines on stderr.
     logging.captureWarnings(True)
+
+# --- Signed receipts and their log (docs/verification.md) -------------------------------
+
+# The signing keys, a JWK Set: inline, or in a file (./dev up makes .keys/signing-keys.json).
+# None configured: signing is off, /readyz says so and `appendlog` refuses to run.
+RECECO_SIGNING_KEYS = envstr("RECECO_SIGNING_KEYS")
+RECECO_SIGNING_KEY_FILE = envstr(
+    "RECECO_SIGNING_KEY_FILE", str(BASE_DIR / ".keys" / "signing-keys.json") if DEBUG else ""
+)
+# The log's name, the first line of every checkpoint and the key name of its signature.
+RECECO_LOG_ORIGIN = envstr("RECECO_LOG_ORIGIN") or f"{urlsplit(RECECO_WEB_URL).netloc}/receipts"
+# A receipt is appended once its row is this old (seconds): a sale whose transaction
+# commits late is never skipped by one that committed before it (ledger.appender).
+RECECO_LOG_COMMIT_LAG = envint("RECECO_LOG_COMMIT_LAG", 2, minimum=1)
+# The appender publishes a checkpoint at least this often (seconds) while receipts arrive.
+RECECO_LOG_CHECKPOINT_INTERVAL = envint("RECECO_LOG_CHECKPOINT_INTERVAL", 10, minimum=1)
 
 # /metrics in the Prometheus text format, off by default. When on, served to the client
 # addresses (or networks) listed, as RECECO_TRUSTED_PROXY_COUNT finds them, and to
