@@ -57,7 +57,7 @@ def _sign_in(page, url, user):
     page.goto(f"{url}/admin/login/")
     page.get_by_label("Username").fill(user.username)
     page.get_by_label("Password").fill("not-used-in-tests")
-    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Sign in").click()
 
 
 def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_factory, settings):
@@ -100,3 +100,54 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/webhooks/delivery/{delivery.pk}/change/", "dashboard-webhook-delivery")
     audit.visit(f"{url}/admin/webhooks/attempt/", "dashboard-webhook-attempts")
     audit.assert_clean()
+
+
+def _totp_now(user) -> str:
+    from django_otp.oath import TOTP
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.get(user=user)
+    return str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)
+
+
+def test_sign_in_pages(audit, live_server, owner, merchant, settings, mailoutbox):
+    """Two-step sign-in set up and used, and a forgotten password reset, page by page."""
+    settings.RECECO_DASHBOARD_REQUIRE_2FA = True
+    owner.email = "olu@mama-put.example"
+    owner.save()
+    page, url = audit.page, live_server.url
+
+    audit.visit(f"{url}/admin/password-reset/", "dashboard-password-reset")
+    page.get_by_label("Email address").fill(owner.email)
+    page.get_by_role("button", name="Email me a link").click()
+    audit.check("dashboard-password-reset-sent")
+    link = next(line for line in mailoutbox[0].body.splitlines() if "/admin/password-reset/" in line)
+    audit.visit(link, "dashboard-password-reset-new")
+    page.get_by_label("New password").fill("A-new-long-pass-42")
+    page.get_by_label("Confirm password").fill("A-new-long-pass-42")
+    page.get_by_role("button").filter(has_text="password").click()
+    audit.check("dashboard-password-reset-done")
+
+    page.goto(f"{url}/admin/login/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("A-new-long-pass-42")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-two-step-setup")
+    page.get_by_label("Code from the app").fill(_totp_now(owner))
+    page.get_by_role("button", name="Turn on two-step sign-in").click()
+    audit.check("dashboard-two-step-recovery-codes")
+    recovery = page.get_by_role("list", name="Recovery codes").locator("code").first.inner_text()
+    audit.visit(f"{url}/admin/two-step/", "dashboard-two-step-on")
+    page.get_by_role("button", name="Sign out").click()
+    audit.check("dashboard-signed-out")
+
+    page.goto(f"{url}/admin/login/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("A-new-long-pass-42")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-sign-in-code")
+    page.get_by_label("Code").fill("000000x")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-sign-in-code-wrong")
+    audit.assert_clean()
+    assert recovery
