@@ -46,6 +46,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    # The audit trail's writer (merchants.audit); before merchants, whose admin replaces
+    # the one it registers for the trail.
+    "auditlog",
     "merchants",
     "receipts",
     "agentapi",
@@ -77,6 +80,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.user.is_verified(): whether this session passed the second sign-in step.
     "django_otp.middleware.OTPMiddleware",
+    # The audit trail's actor and address (merchants.audit): the API never comes this far.
+    "merchants.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A view whose database does not answer: 503 "back in a moment", not a 500.
@@ -296,6 +301,9 @@ AXES_VERBOSE = False
 RECECO_DASHBOARD_REQUIRE_2FA = envbool("RECECO_DASHBOARD_REQUIRE_2FA", not DEBUG)
 # The name authenticator apps show beside the account.
 OTP_TOTP_ISSUER = "Receco"
+
+# The audit trail (merchants.audit): django-auditlog writing merchants.AuditEntry.
+AUDITLOG_LOGENTRY_MODEL = "merchants.AuditEntry"
 
 # --- Limits (merchants.admission; rates as count/period, receco.lib.rates) --------------
 

@@ -88,6 +88,15 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     page.get_by_label("Name").fill("Till 2")
     page.get_by_role("button", name="Save", exact=True).click()
     audit.check("dashboard-key-shown")
+    # The key just made, in the audit trail: who, from where, what.
+    audit.visit(f"{url}/admin/merchants/auditentry/", "dashboard-audit-trail")
+    trail = page.locator("#result_list tbody tr").first
+    for text in [owner.username, "127.0.0.1", "API key made: Till 2", "name: Till 2"]:
+        assert text in trail.inner_text(), text
+    from merchants.models import AuditEntry
+
+    entry = AuditEntry.objects.filter(merchant=merchant, object_repr__startswith="Till 2").get()
+    audit.visit(f"{url}/admin/merchants/auditentry/{entry.pk}/change/", "dashboard-audit-entry")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
     audit.visit(f"{url}/admin/receipts/delivery/", "dashboard-deliveries")
