@@ -1,0 +1,27 @@
+"""Refunds and voids in the audit trail (merchants.audit), whoever made them: registered by
+ReceiptsConfig.ready()."""
+
+from django.db.models.signals import post_save
+
+from merchants.audit import log_api_change
+from receipts.models import Receipt, Void
+from receipts.money import format_amount
+
+
+def _money_moved(sender, instance: Receipt, created: bool, raw: bool = False, **kwargs) -> None:
+    # On every sale's path: one attribute check, and nothing more unless it is a refund.
+    if not created or raw or instance.refund_of_id is None:
+        return
+    amount = format_amount(instance.total_amount, instance.currency)
+    log_api_change(instance, {"refund of sale": ["", str(instance.refund_of_id)], "amount": ["", amount]})
+
+
+def _voided(sender, instance: Void, created: bool, raw: bool = False, **kwargs) -> None:
+    if not created or raw:
+        return
+    log_api_change(instance, {"sale": ["", str(instance.receipt_id)], "reason": ["", instance.reason]})
+
+
+def register() -> None:
+    post_save.connect(_money_moved, sender=Receipt, dispatch_uid="receipts.audit.refunds")
+    post_save.connect(_voided, sender=Void, dispatch_uid="receipts.audit.voids")
