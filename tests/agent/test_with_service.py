@@ -224,12 +224,13 @@ def test_a_short_code_taken_meanwhile_is_replaced_and_reported(agent_process, ap
     agent_process.terminate()
     other = {
         "token": "rcpt_other000_aaaaaa",
-        "short_code": answer["shortCode"],
         "merchant_string_id": "test-other-shop",
         "total_amount": 100,
         "items": [{"name": "Tea", "quantity": 1, "unit_price": 100, "total_price": 100}],
     }
     assert post_json(f"{api_url}/trpc/createReceiptFromPOS", other)[0] == 200
+    # As if the other receipt's token derived the same code (one of about 229 million).
+    Receipt.objects.filter(token=other["token"]).update(short_code=answer["shortCode"])
 
     agent_process.start(RECECO_API_URL=api_url)
     wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
@@ -487,3 +488,36 @@ def test_a_backlog_is_paced_by_the_services_rate_limits_without_a_refusal(
     assert refused == []
     assert receipts_by_token(tokens) == dict.fromkeys(tokens, 1)
     assert agent_process.health()["rate_limit"]["refused"] == 0
+
+
+def test_what_a_till_printed_offline_cannot_be_claimed_by_another_merchant(
+    agent_process, api_url, closed_api_url, merchant, live_key, other_live_key
+):
+    keyed = {"RECECO_MERCHANT_ID": "mama-put", "RECECO_API_KEY": live_key.key}
+    agent_process.start(RECECO_API_URL=closed_api_url, **keyed)
+    printed = post_json(f"{agent_process.url}/transactions", sale("mama-put"))[1]
+    agent_process.terminate()
+    # Another merchant, with a key of its own, asks first for the token and code the till printed.
+    theirs = {
+        "token": printed["receiptId"],
+        "short_code": printed["shortCode"],
+        "merchant_string_id": other_live_key.api_key.merchant.string_id,
+        "total_amount": 100,
+        "items": [{"name": "Tea", "quantity": 1, "unit_price": 100, "total_price": 100}],
+    }
+    status, answer, _ = post_json(
+        f"{api_url}/trpc/createReceiptFromPOS", theirs, headers={"Authorization": f"Bearer {other_live_key.key}"}
+    )
+    assert (status, answer["error"]["message"]) == (409, "Token was issued for another merchant")
+    theirs["token"] = "rcpt_mwrjzn0u_4hisgg"  # with a token of their own, the printed code is not theirs either
+    status, answer, _ = post_json(
+        f"{api_url}/trpc/createReceiptFromPOS", theirs, headers={"Authorization": f"Bearer {other_live_key.key}"}
+    )
+    assert status == 200
+    assert answer["result"]["data"]["short_code"] != printed["shortCode"]
+
+    agent_process.start(RECECO_API_URL=api_url, **keyed)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    receipt = Receipt.objects.get(token=printed["receiptId"])
+    assert (receipt.merchant, receipt.short_code) == (merchant, printed["shortCode"])
+    assert agent_process.health()["failed"] == 0
