@@ -62,6 +62,12 @@ def test_the_agents_patterns_and_limits_are_the_services():
     assert service_rules.MAX_BODY_BYTES == settings.RECECO_MAX_BODY_BYTES
 
 
+def test_the_receipt_forms_are_the_services():
+    assert service_rules.TOKEN_PATTERN == codes.TOKEN_PATTERN
+    # A short code is read in any case.
+    assert codes.SHORT_CODE_PATTERN.replace("A-Z", "A-Za-z") == service_rules.SHORT_CODE_PATTERN
+
+
 @pytest.mark.parametrize("text", ["Mama\x00Put", "Lekki \ud800", "\udfff", "fine", "Jollof \U0001f35b"])
 def test_the_agent_refuses_the_text_the_service_refuses(text):
     field = StrictCharField(max_length=200)
