@@ -418,3 +418,6 @@ class MerchantMembershipAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
+
+
+from merchants import audit_admin  # noqa: E402,F401  (registers the audit trail's admin)

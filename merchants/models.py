@@ -2,6 +2,7 @@ import zoneinfo
 from datetime import datetime, timedelta
 
 import phonenumbers
+from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -340,3 +341,32 @@ class KeyUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.api_key.prefix} {self.day}: {self.requests}"
+
+
+class AuditEntryManager(LogEntryManager):
+    def log_create(self, instance, force_log: bool = False, **kwargs):
+        """django-auditlog's entry for ``instance``, filed under the merchant it belongs to
+        (merchants.audit.merchant_id_of)."""
+        from merchants.audit import merchant_id_of
+
+        kwargs.setdefault("merchant_id", merchant_id_of(instance))
+        return super().log_create(instance, force_log, **kwargs)
+
+
+class AuditEntry(AbstractLogEntry):
+    """One staff action that moved money or access (merchants.audit): who, when, from which
+    address, what changed; written by django-auditlog (AUDITLOG_LOGENTRY_MODEL), never
+    edited or deleted from the dashboard. ``merchant`` scopes it as every dashboard row is
+    scoped: owners and members read their shop's, the operator reads all."""
+
+    # No database constraint: the trail outlives whatever it names.
+    merchant = models.ForeignKey(
+        Merchant, null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+
+    objects = AuditEntryManager()
+
+    class Meta(AbstractLogEntry.Meta):
+        verbose_name = "audit trail entry"
+        verbose_name_plural = "audit trail entries"
+        indexes = [models.Index(fields=["merchant", "-timestamp"], name="auditentry_merchant_time")]

@@ -4,6 +4,7 @@ from django.views.generic import RedirectView
 
 from agentapi.openapi import views as openapi
 from ledger.views import jwks
+from merchants import passwords
 from receipts.views import home
 
 urlpatterns = [
@@ -13,6 +14,8 @@ urlpatterns = [
     path("api/openapi.json", openapi.openapi_json, name="openapi"),
     path("api/reference/", openapi.reference, name="api-reference"),
     path("api/trpc/", include("agentapi.urls")),
+    # Dashboard password reset by email (Django's views, Receco's templates).
+    path("admin/", include(passwords.urlpatterns)),
     path("admin/", admin.site.urls),
     # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
