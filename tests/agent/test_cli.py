@@ -131,7 +131,7 @@ def test_init_refuses_a_bad_key_and_says_why(tmp_path):
     assert result.returncode == 2
     assert result.stderr == (
         "receco-agent: configuration error: apiKey must be a Receco API key starting with postest_ or poslive_ "
-        "(made in the merchant dashboard: the API keys link of your shop), or empty for none; got 'abc'\n"
+        "(made in the merchant dashboard, /admin/: Merchants > API keys > Create a key), or empty for none; got 'abc'\n"
     )
     assert not (tmp_path / "home" / "config.json").exists()
 

@@ -118,8 +118,8 @@ def test_environment_overrides_the_file(tmp_path):
         (
             {"RECECO_API_KEY": "secret123"},
             "apiKey (from environment variable RECECO_API_KEY) must be a Receco API key starting with postest_ or "
-            "poslive_ (made in the merchant dashboard: the API keys link of your shop), or empty for none; got "
-            "'secret123'",
+            "poslive_ (made in the merchant dashboard, /admin/: Merchants > API keys > Create a key), or empty for "
+            "none; got 'secret123'",
         ),
         (
             {"RECECO_MERCHANT_ID": "my shop"},

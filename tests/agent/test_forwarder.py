@@ -238,3 +238,27 @@ def test_a_request_that_failed_unexpectedly_gives_its_calls_back_to_the_pacer(tm
     finally:
         agent.forwarder.stop(10)
     assert fake_service.tokens() == tokens
+
+
+def test_with_a_backlog_at_start_the_first_upload_is_the_services_check(tmp_path, fake_service):
+    # The check would spend a call of the key's rate limit; the backlog's first upload tells as much.
+    agent = Agent(make_settings(tmp_path, fake_service.api_url))
+    tokens = queue(agent, 3)
+    agent.forwarder.start()
+    try:
+        wait_until(lambda: agent.outbox.summary()["pending"] == 0)
+    finally:
+        agent.forwarder.stop(10)
+    assert [request["method"] for request in fake_service.requests] == ["POST", "POST"]
+    assert fake_service.tokens() == tokens
+    assert agent.online is True
+
+
+def test_without_a_backlog_at_start_the_service_is_checked(tmp_path, fake_service):
+    agent = Agent(make_settings(tmp_path, fake_service.api_url))
+    agent.forwarder.start()
+    try:
+        wait_until(lambda: agent.online is not None)
+    finally:
+        agent.forwarder.stop(10)
+    assert [request["path"].split("?")[0] for request in fake_service.requests] == ["/api/trpc/getReceipt"]

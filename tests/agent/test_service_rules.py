@@ -1,22 +1,25 @@
 """The agent's copies of the service's rules against the service's own: its input rules
 (receco_agent.service_rules) against its serializers, its money formats (receco_agent.money)
 against receipts.money, its reading of the RateLimit headers against the headers the
-service writes. When one changes, this says to change the other."""
+service writes, its signed tokens and derived short codes (receco_agent.tokens) against the
+service's checks of them. When one changes, this says to change the other."""
 
 import re
 
 import pytest
 from django.conf import settings
-from receco_agent import money, service_rules
+from receco_agent import money, service_rules, tokens
 from receco_agent.pacing import Limit, parse_limits
 from receco_agent.transactions import InvalidTransaction, validate
 from rest_framework import serializers
 
 from merchants.admission.limits import Quota, RateState
+from merchants.keys import token_secret
 from merchants.models import string_id_validator
 from receco.lib.rates import parse_rate
 from receipts import codes
 from receipts import money as service_money
+from receipts.claims import token_mac
 from receipts.refunds import RefundSerializer
 from receipts.validation import (
     CARD_NUMBER_RE,
@@ -28,6 +31,8 @@ from receipts.validation import (
     StrictNumberField,
     sums_problem,
 )
+from tests.agent.support import LIVE_KEY, TEST_KEY
+from tests.agent.test_tokens import SHORT_CODES, VECTORS
 
 
 def _rule(field) -> tuple:
@@ -181,3 +186,25 @@ def test_the_agent_refuses_every_logo_the_service_refuses(logo):
     assert agent_refuses or not service_refuses
     # The service's page cannot draw a logo it cannot parse: the agent never sends one.
     assert agent_refuses == (logo in LOGOS[3:])
+
+
+@pytest.mark.parametrize("key", [TEST_KEY, LIVE_KEY])
+def test_the_agents_tokens_carry_the_proof_the_service_checks(key):
+    assert tokens.token_secret(key).hex() == token_secret(key)
+    token = tokens.new_token(key)
+    match = codes.SIGNED_TOKEN_RE.match(token)
+    assert match is not None
+    assert match["lookup"] == key[8:20]
+    assert token_mac(token_secret(key), match["body"], match["lookup"]) == match["mac"]
+    assert tokens.short_code_for(token) == codes.derived_short_code(token)
+
+
+def test_the_test_vectors_and_the_agents_short_codes_are_the_services():
+    assert (tokens.SHORT_CODE_ALPHABET, tokens.DERIVED_FIRST) == (codes.SHORT_CODE_ALPHABET, codes.DERIVED_FIRST)
+    for key, body, token, _ in VECTORS:  # the service makes the test vectors' MACs too
+        assert f"{body}_{key[8:20]}{token_mac(token_secret(key), body, key[8:20])}" == token
+    for token, code in [(token, code) for _, _, token, code in VECTORS] + SHORT_CODES:
+        assert codes.derived_short_code(token) == code
+    for _ in range(200):
+        token = tokens.new_token()
+        assert tokens.short_code_for(token) == codes.derived_short_code(token)
