@@ -8,7 +8,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
+# requirements.txt installs ./verifier (receco-verify) from this folder: it is copied first.
 COPY requirements.txt .
+COPY verifier ./verifier
 RUN pip install -r requirements.txt
 
 COPY . .

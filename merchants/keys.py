@@ -210,11 +210,15 @@ def rotate_key(api_key: ApiKey, grace: timedelta = DEFAULT_GRACE, now: datetime 
 
 def revoke_key(api_key: ApiKey, now: datetime | None = None) -> bool:
     """Revoke the key at once and for good; return False if it already was revoked."""
+    from merchants import audit
+
     now = now or timezone.now()
     changed = ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=now)
     if changed:
         memory.changed()  # update() sends no post_save
         api_key.revoked_at = now
+        # Nor does django-auditlog see it: the trail is written here.
+        audit.record_change(api_key, {"revoked_at": ["None", str(now)]})
     return bool(changed)
 
 

@@ -2,6 +2,7 @@ import zoneinfo
 from datetime import datetime, timedelta
 
 import phonenumbers
+from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -9,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
+from merchants.registration import normalize_registration_number, validate_registration_number
 from receco.errors import Forbidden
 from receco.lib.queries import get_by
 
@@ -125,6 +127,13 @@ class Merchant(models.Model):
         help_text="e.g. NG_TIN for a Nigerian Taxpayer Identification Number.",
     )
     tax_id = models.CharField("tax identifier", max_length=64, blank=True)
+    registration_number = models.CharField(
+        "registration number",
+        max_length=16,
+        blank=True,
+        validators=[validate_registration_number],
+        help_text="CAC: RC, BN or IT and its digits, e.g. RC1234567 (spaces and dashes are left out).",
+    )
     country = models.CharField(max_length=2, default=DEFAULT_COUNTRY, validators=[validate_country])
     time_zone = models.CharField(
         max_length=64,
@@ -150,6 +159,11 @@ class Merchant(models.Model):
         """An unsaved ``test-`` merchant as the first sale naming it makes it: anyone may
         use it, so it requires no key, and all of its receipts are test receipts."""
         return cls(string_id=string_id, name=display_name or string_id, is_test=True, require_api_key=False)
+
+    def clean_fields(self, exclude=None):
+        # Normalized before the validators see it: "RC 1234567" is RC1234567, not an error.
+        self.registration_number = normalize_registration_number(self.registration_number)
+        super().clean_fields(exclude)
 
     @property
     def is_suspended(self) -> bool:
@@ -327,3 +341,32 @@ class KeyUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.api_key.prefix} {self.day}: {self.requests}"
+
+
+class AuditEntryManager(LogEntryManager):
+    def log_create(self, instance, force_log: bool = False, **kwargs):
+        """django-auditlog's entry for ``instance``, filed under the merchant it belongs to
+        (merchants.audit.merchant_id_of)."""
+        from merchants.audit import merchant_id_of
+
+        kwargs.setdefault("merchant_id", merchant_id_of(instance))
+        return super().log_create(instance, force_log, **kwargs)
+
+
+class AuditEntry(AbstractLogEntry):
+    """One staff action that moved money or access (merchants.audit): who, when, from which
+    address, what changed; written by django-auditlog (AUDITLOG_LOGENTRY_MODEL), never
+    edited or deleted from the dashboard. ``merchant`` scopes it as every dashboard row is
+    scoped: owners and members read their shop's, the operator reads all."""
+
+    # No database constraint: the trail outlives whatever it names.
+    merchant = models.ForeignKey(
+        Merchant, null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+
+    objects = AuditEntryManager()
+
+    class Meta(AbstractLogEntry.Meta):
+        verbose_name = "audit trail entry"
+        verbose_name_plural = "audit trail entries"
+        indexes = [models.Index(fields=["merchant", "-timestamp"], name="auditentry_merchant_time")]

@@ -109,6 +109,7 @@ def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
             # A well-formed reference may name a sale the shop's agent has not uploaded
             # yet (it prints the QR code while offline): the page looks again by itself.
             context = {
+                "reference": _as_typed(reference),
                 "pending": isinstance(error, NotFound),
                 "retry_seconds": PENDING_RETRY_SECONDS,
                 "retry_tries": PENDING_RETRY_TRIES,
@@ -221,6 +222,12 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
 def _scan_error(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
     context = {**_scan_context(), "code": code.strip()[:64], "error": message}
     return render(request, "receipts/scan.html", context, status=status)
+
+
+def _as_typed(reference: str) -> str:
+    """A reference that found nothing, to repeat to the reader: cut to the longest a token
+    may be, so that a pasted page of text does not become one."""
+    return reference.strip()[:64]
 
 
 def _scan_context() -> dict:
