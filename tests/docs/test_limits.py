@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from merchants.admission import limits
 from receco.lib.rates import parse_rate
 from tests.docs.limits import WORDS, statements
 
@@ -71,8 +72,8 @@ def _served(client) -> dict[str, set[tuple[int, int]]]:
 
 
 def test_the_served_document_states_the_limits_the_settings_declare(client, settings):
-    pages_only = ("RECECO_CONTACT_FORM_RATE", "RECECO_PASSWORD_RESET_RATE")  # not limits of the API
-    declared = {name: _rates(getattr(settings, name)) for name in SETTINGS if name not in pages_only}
+    # The API's limits: the pages' forms have their own.
+    declared = {name: _rates(getattr(settings, name)) for name, *_ in limits.DECLARED}
     assert _served(client) == declared
 
 
