@@ -18,7 +18,7 @@ from auditlog.signals import pre_log
 from django.db.models.signals import post_save
 
 from merchants import api_actor
-from merchants.models import ApiKey, AuditEntry, Merchant, MerchantMembership
+from merchants.models import ApiKey, AuditEntry, Invitation, Merchant, MerchantMembership
 from receco.lib.addresses import UNKNOWN, client_ip
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
@@ -29,15 +29,6 @@ MERCHANT_FIELDS = [
     "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
     "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key", "status", "is_test",
 ]  # fmt: skip
-
-
-def merchant_id_of(instance) -> int | None:
-    """The id of the merchant an audited object belongs to (its entries' scope)."""
-    if isinstance(instance, Merchant):
-        return instance.pk
-    if isinstance(instance, Void):
-        return Receipt.objects.filter(pk=instance.receipt_id).values_list("merchant_id", flat=True).first()
-    return getattr(instance, "merchant_id", None)
 
 
 def hide(value) -> str:
@@ -104,6 +95,7 @@ def register() -> None:
     auditlog.register(ApiKey, include_fields=["type", "name", "expires_at", "revoked_at", "rotated_to"])
     # The entry names the user and the shop; the role is what changes.
     auditlog.register(MerchantMembership, include_fields=["role"])
+    auditlog.register(Invitation, include_fields=["email", "role", "accepted_at"])
     auditlog.register(
         Endpoint,
         include_fields=["url", "description", "event_types", "enabled", "secret"],
