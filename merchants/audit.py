@@ -27,7 +27,8 @@ from webhooks.models import Endpoint
 SECRET = "(secret)"
 MERCHANT_FIELDS = [
     "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
-    "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key", "status", "is_test",
+    "tax_id", "registration_number", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
+    "status", "is_test",
 ]  # fmt: skip
 
 

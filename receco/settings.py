@@ -1,4 +1,4 @@
-"""Receco settings, read from the environment (README, "Configuration"; docs/operations.md).
+"""Receco settings, read from the environment (docs/configuration.md lists every variable).
 
 With no environment at all this runs the embedded default: a SQLite file and the
 local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "receipts",
     "agentapi",
     "webhooks",
+    # Signed receipts and their append-only log (docs/verification.md).
+    "ledger",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -140,6 +142,9 @@ CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 # Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
 RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
+# A request (head and body) must arrive whole within this many seconds, or it is answered
+# 408: gunicorn's buffering worker (receco.lib.gunicorn_workers) reads it before serving.
+RECECO_REQUEST_READ_SECONDS = envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)
 
 # Phone numbers given without a country code are read as numbers of this region.
 RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
@@ -203,10 +208,14 @@ DATABASES = {"default": _database("DATABASE_URL", _database_url)}
 
 # Streaming replicas of DATABASE_URL: getReceipt and the receipt pages read from them,
 # and from the primary whatever a replica has not received yet (receco.lib.replicas).
+# A replica that does not connect or answer within DATABASE_REPLICA_TIMEOUT seconds is
+# left alone until it answers a health check again (libpq waits at least 2 s to connect).
+DATABASE_REPLICA_TIMEOUT = envint("DATABASE_REPLICA_TIMEOUT", 2, minimum=1)
 for _number, _url in enumerate(envlist("DATABASE_REPLICA_URLS", []), start=1):
     DATABASES[f"replica{_number}"] = _database("DATABASE_REPLICA_URLS", _url)
     if DATABASES[f"replica{_number}"]["ENGINE"] != "receco.lib.postgresql":
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs of replicas of DATABASE_URL")
+    DATABASES[f"replica{_number}"]["OPTIONS"]["connect_timeout"] = max(2, DATABASE_REPLICA_TIMEOUT)
     # Tests that run with replicas configured read the test database through them.
     DATABASES[f"replica{_number}"]["TEST"] = {"MIRROR": "default"}
 
@@ -399,6 +408,22 @@ LOGGING = logging_config(RECECO_LOG_FORMAT, envstr("DJANGO_LOG_LEVEL", "INFO").u
 if RECECO_LOG_FORMAT == "json":
     # Python's warnings as log records (logger py.warnings), not bare lines on stderr.
     logging.captureWarnings(True)
+
+# --- Signed receipts and their log (docs/verification.md) -------------------------------
+
+# The signing keys, a JWK Set: inline, or in a file (./dev up makes .keys/signing-keys.json).
+# None configured: signing is off, /readyz says so and `appendlog` refuses to run.
+RECECO_SIGNING_KEYS = envstr("RECECO_SIGNING_KEYS")
+RECECO_SIGNING_KEY_FILE = envstr(
+    "RECECO_SIGNING_KEY_FILE", str(BASE_DIR / ".keys" / "signing-keys.json") if DEBUG else ""
+)
+# The log's name, the first line of every checkpoint and the key name of its signature.
+RECECO_LOG_ORIGIN = envstr("RECECO_LOG_ORIGIN") or f"{urlsplit(RECECO_WEB_URL).netloc}/receipts"
+# A receipt is appended once its row is this old (seconds): a sale whose transaction
+# commits late is never skipped by one that committed before it (ledger.appender).
+RECECO_LOG_COMMIT_LAG = envint("RECECO_LOG_COMMIT_LAG", 2, minimum=1)
+# The appender publishes a checkpoint at least this often (seconds) while receipts arrive.
+RECECO_LOG_CHECKPOINT_INTERVAL = envint("RECECO_LOG_CHECKPOINT_INTERVAL", 10, minimum=1)
 
 # /metrics in the Prometheus text format, off by default. When on, served to the client
 # addresses (or networks) listed, as RECECO_TRUSTED_PROXY_COUNT finds them, and to

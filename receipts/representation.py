@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 from receipts.contacts import mask_email, mask_phone
+from receipts.documents import refund_share
 from receipts.models import Receipt
 
 
@@ -13,13 +14,18 @@ def iso_utc(moment: datetime) -> str:
 
 def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
     """Return every field of a receipt, the first 19 those every client knows, then its
-    breakdown, payment, and refunds (docs/api.md, "getReceipt"): all from its own row.
-    Contact data is masked unless ``reveal_contact``."""
+    breakdown, payment and refunds (docs/api.md, "getReceipt"): all from its own row, but
+    for a refund, whose tax lines and card are its share of its sale's (one more
+    query). Contact data is masked unless ``reveal_contact``."""
     email, phone = receipt.customer_email, receipt.customer_phone
     if not reveal_contact:
         email, phone = mask_email(email), mask_phone(phone)
     details = receipt.details or _NONE
     payment = details.get("payment_details")
+    tax_lines = details.get("tax_lines", [])
+    if receipt.refund_of_id:
+        share = refund_share(receipt, receipt.refund_of)
+        tax_lines, payment = share.tax_lines, share.payment_details
     return {
         "id": receipt.pk,
         "token": receipt.token,
@@ -43,7 +49,7 @@ def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
         "subtotal_amount": details.get("subtotal_amount"),
         "discount_amount": details.get("discount_amount"),
         "tip_amount": details.get("tip_amount"),
-        "tax_lines": details.get("tax_lines", []),
+        "tax_lines": tax_lines,
         "payment_details": {name: payment.get(name) for name in PAYMENT_DETAILS} if payment else None,
         "receipt_type": receipt.receipt_type,
         "refund_of": details.get("refund_of"),

@@ -1,4 +1,4 @@
-"""Background tasks, run by django-tasks (settings.TASKS; README, "Delivery")."""
+"""Background tasks, run by django-tasks (settings.TASKS; docs/delivery.md)."""
 
 from datetime import datetime
 

@@ -2,11 +2,13 @@
 and limits), for tests of what only a real server shows: raw HTTP, worker processes,
 database outages."""
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,16 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port of 127.0.0.1 on which nothing listens, held for as long as the block runs: a
+    connection to it is refused, and no other program (another test run on this machine)
+    can take it meanwhile, as it could a port that ``free_port`` let go."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @dataclass

@@ -4,12 +4,18 @@ DATABASE_URL and REDIS_URL still decide where the suite runs (SQLite and local
 memory when unset; .ci/run also runs it on PostgreSQL and Redis).
 """
 
+import json
 import os
+
+from receco.lib.signingkeys import generate_jwk
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-not-for-any-deployment")
 os.environ.setdefault("RECECO_WEB_URL", "https://receipts.example.test")
 # Without REDIS_URL the suite counts in its own memory: it is one process.
 os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
+# A signing key of this run's own (the servers the suite starts inherit it): keys are never
+# in the repository, not even a test one.
+os.environ.setdefault("RECECO_SIGNING_KEYS", json.dumps({"keys": [generate_jwk()]}))
 
 from receco.settings import *  # noqa: E402,F403
 

@@ -12,7 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "receipts", "merchants", "agentapi", "webhooks"]),
+    "service": (ROOT, ["receco", "receipts", "merchants", "agentapi", "webhooks", "ledger"]),
+    "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
 

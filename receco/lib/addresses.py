@@ -78,3 +78,20 @@ def _counted_address(text: str) -> str | None:
     if ip.version == 6:
         return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
     return str(ip)
+
+
+def with_mapped_forms(entries: list[str]) -> list[str]:
+    """``entries`` (addresses, networks, "*") and, after each IPv4 one, its IPv4-mapped
+    form (``::ffff:127.0.0.1``, ``::ffff:10.0.0.0/104``): an allow list for gunicorn,
+    which behind a dual-stack bind sees an IPv4 proxy only in that form."""
+    result = []
+    for entry in entries:
+        result.append(entry)
+        try:
+            network = ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            continue
+        if network.version == 4:
+            mapped = ipaddress.ip_address(f"::ffff:{network.network_address}")
+            result.append(str(ipaddress.ip_network(f"{mapped}/{96 + network.prefixlen}")))
+    return result

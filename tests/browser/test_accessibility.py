@@ -27,10 +27,20 @@ def audit(request, browser, live_server, settings, artifacts):
     context.close()
 
 
-def test_customer_pages(audit, live_server, receipt_factory, mailoutbox):
+def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbox):
     from receipts.refunds import refund, validate_refund, void
 
-    sale = receipt_factory(payment_method="bank_transfer", merchant_logo="https://cdn.example.com/mama-put.png")
+    # A VAT sale paid by card, of a registered company: a refund shows its VAT and the card.
+    merchant.legal_name, merchant.registration_number = "Mama Put Foods Ltd", "RC1234567"
+    merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.save()
+    sale = receipt_factory(
+        merchant_logo="https://cdn.example.com/mama-put.png",
+        subtotal_amount=130000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 130000, "tax_amount": 9750, "inclusive": False}],
+        total_amount=139750,
+        payment_details={"card_brand": "visa", "card_last4": "4242"},
+    )
     refunded = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}]}), keyed=True)
     voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
     void(voided, "Rung up twice", keyed=True)

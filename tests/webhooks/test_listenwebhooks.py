@@ -10,7 +10,11 @@ from django.db import connection
 
 from webhooks.models import Endpoint
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    # An error in the listening thread (say, removing its endpoint) fails the test.
+    pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning"),
+]
 
 
 def _listen(out: io.StringIO, *args: str) -> threading.Thread:

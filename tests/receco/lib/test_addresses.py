@@ -1,10 +1,14 @@
 """The client address limits count against (receco.lib.addresses)."""
 
 import ipaddress
+import runpy
+from pathlib import Path
 
 from django.test import RequestFactory
 
-from receco.lib.addresses import client_address, client_ip, plain_text
+from receco.lib.addresses import client_address, client_ip, plain_text, with_mapped_forms
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _request(remote="203.0.113.9", forwarded=None):
@@ -58,3 +62,23 @@ class TestClientAddress:
         assert plain_text("::ffff:127.0.0.1") == "127.0.0.1"
         assert plain_text("2001:db8::1") == "2001:db8::1"
         assert plain_text("-") == "-"
+
+
+def test_gunicorn_trusts_a_local_proxy_behind_a_dual_stack_bind():
+    """gunicorn compares the peer's address with FORWARDED_ALLOW_IPS as it comes: behind
+    -b [::] the proxy at 127.0.0.1 is ::ffff:127.0.0.1, which "127.0.0.1" did not match."""
+    from gunicorn.config import Config
+    from gunicorn.http.message import _ip_in_allow_list
+
+    assert with_mapped_forms(["127.0.0.1", "10.0.0.0/8", "::1", "*"]) == [
+        "127.0.0.1", "::ffff:7f00:1/128", "10.0.0.0/8", "::ffff:a00:0/104", "::1", "*",
+    ]  # fmt: skip
+    config = Config()
+    config.set("forwarded_allow_ips", ",".join(with_mapped_forms(["127.0.0.1", "10.0.0.0/8"])))
+    for peer in ("127.0.0.1", "::ffff:127.0.0.1", "::ffff:10.1.2.3"):
+        assert _ip_in_allow_list(peer, config.forwarded_allow_ips, config.forwarded_allow_networks())
+    assert not _ip_in_allow_list("::ffff:192.0.2.1", config.forwarded_allow_ips, config.forwarded_allow_networks())
+    # gunicorn.conf.py's default, as gunicorn reads it.
+    config = Config()
+    config.set("forwarded_allow_ips", runpy.run_path(str(ROOT / "gunicorn.conf.py"))["forwarded_allow_ips"])
+    assert _ip_in_allow_list("::ffff:127.0.0.1", config.forwarded_allow_ips, config.forwarded_allow_networks())

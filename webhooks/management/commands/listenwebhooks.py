@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import IntegrityError
 
 from merchants.management.commands._lookup import merchant_named
 from receipts.money import format_amount
@@ -51,8 +52,20 @@ class Command(BaseCommand):
             pass
         finally:
             server.server_close()
-            endpoint.delete()  # the service stops sending here
+            _remove(endpoint)  # the service stops sending here
             self.stdout.write(f"Stopped; the endpoint {url} is removed.")
+
+
+def _remove(endpoint) -> None:
+    # The service records the last event's outcome just after its answer, perhaps while
+    # this deletes the endpoint's deliveries: try again a moment later.
+    for _ in range(10):
+        try:
+            endpoint.delete()
+            return
+        except IntegrityError:
+            time.sleep(0.2)
+    endpoint.delete()
 
 
 class _Receiver(BaseHTTPRequestHandler):
