@@ -19,9 +19,9 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from merchants import charts
+from merchants import charts, team
 from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, save_new_key
-from merchants.models import ApiKey, Merchant, MerchantMembership
+from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
 from merchants.zones import dashboard_time, today_zone
@@ -393,31 +393,181 @@ class RotateForm(forms.Form):
     )
 
 
-@admin.register(MerchantMembership)
-class MerchantMembershipAdmin(admin.ModelAdmin):
-    """Who belongs to which merchant: the operator's (superusers') business only."""
+class TeamRoleForm(forms.ModelForm):
+    class Meta:
+        model = MerchantMembership
+        fields = ["role"]
 
-    list_display = ["user", "merchant", "role", "created_at"]
+    def clean_role(self):
+        role = self.cleaned_data["role"]
+        if self.instance.pk and self.instance.role == MerchantMembership.Role.OWNER and role != self.instance.role:
+            try:
+                team.check_an_owner_stays(self.instance)
+            except team.TeamError as error:
+                raise forms.ValidationError(str(error)) from None
+        return role
+
+
+@admin.register(MerchantMembership)
+class MerchantMembershipAdmin(MerchantScopedAdmin):
+    """A shop's team: owners change roles and remove members (merchants.team) and invite new
+    ones (InvitationAdmin); members see who is in it. The operator may do anything."""
+
+    list_title = "Team"
+    owners_may_change = True
+    list_display = ["user", "email", "merchant", "role", "created_at"]
     list_filter = ["role"]
     list_select_related = ["user", "merchant"]
-    search_fields = ["user__username", "merchant__string_id", "merchant__name"]
+    search_fields = ["user__username", "user__email", "merchant__string_id", "merchant__name"]
     autocomplete_fields = ["merchant"]
     raw_id_fields = ["user"]
 
-    def has_module_permission(self, request):
-        return request.user.is_superuser
+    def get_list_display(self, request):
+        ids = merchant_ids(request)
+        if ids is not None and len(ids) == 1:  # one shop: the column would say the same on every row
+            return [column for column in self.list_display if column not in ("merchant", "created_at")]
+        return self.list_display
 
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_superuser
+    @admin.display(description="email", ordering="user__email")
+    def email(self, membership):
+        return membership.user.email or "—"
 
-    def has_add_permission(self, request):
-        return request.user.is_superuser
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None and not request.user.is_superuser:
+            kwargs["form"] = TeamRoleForm
+            kwargs["fields"] = ["role"]
+        return super().get_form(request, obj, change, **kwargs)
 
-    def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser
+    def get_fields(self, request, obj=None):
+        if obj is not None and not request.user.is_superuser:
+            return ["user", "email", "merchant", "role"]
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and not request.user.is_superuser:
+            return ["user", "email", "merchant"]
+        return []
+
+    def get_actions(self, request):
+        return super().get_actions(request) if request.user.is_superuser else {}
 
     def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
+        if request.user.is_superuser:
+            return True
+        return self._owner_may(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        if change and "role" in form.changed_data and not request.user.is_superuser:
+            team.change_role(obj, form.cleaned_data["role"])
+            return
+        super().save_model(request, obj, form, change)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        membership = self.get_object(request, object_id)
+        if request.method == "POST" and membership is not None and self.has_delete_permission(request, membership):
+            try:
+                if membership.role == MerchantMembership.Role.OWNER:
+                    team.check_an_owner_stays(membership)
+            except team.TeamError as error:
+                self.message_user(request, str(error), messages.ERROR)
+                return HttpResponseRedirect(reverse("admin:merchants_merchantmembership_changelist"))
+        return super().delete_view(request, object_id, extra_context)
+
+    def delete_model(self, request, obj):
+        team.remove(obj)
+
+    def delete_queryset(self, request, queryset):
+        for membership in queryset:
+            team.remove(membership)
+
+
+class InvitationForm(forms.ModelForm):
+    class Meta:
+        model = Invitation
+        fields = ["merchant", "email", "role"]
+        labels = {"merchant": "Shop"}
+        help_texts = {"email": "We email a link that makes their account: it works once, within 72 hours."}
+
+    def clean(self):
+        cleaned = super().clean()
+        merchant, email = cleaned.get("merchant"), cleaned.get("email")
+        if (
+            merchant
+            and email
+            and MerchantMembership.objects.filter(merchant=merchant, user__email__iexact=email).exists()
+        ):
+            raise forms.ValidationError(team.ALREADY_MEMBER.format(email=email))
+        return cleaned
+
+
+@admin.register(Invitation)
+class InvitationAdmin(MerchantScopedAdmin):
+    """Invitations to a shop's team: owners send them and cancel those not yet used."""
+
+    list_title = "Invitations"
+    owners_may_add = True
+    form = InvitationForm
+    list_display = ["email", "merchant", "role", "state", "sent"]
+    list_select_related = ["merchant"]
+    fields = ["merchant", "email", "role"]
+
+    def get_list_display(self, request):
+        ids = merchant_ids(request)
+        if ids is not None and len(ids) == 1:
+            return [column for column in self.list_display if column != "merchant"]
+        return self.list_display
+
+    @admin.display(description="state")
+    def state(self, invitation):
+        if invitation.accepted_at:
+            return "Accepted"
+        return "Waiting" if invitation.usable() else "Expired"
+
+    @admin.display(description="sent", ordering="created_at")
+    def sent(self, invitation):
+        return dashboard_time(invitation.created_at, invitation.merchant.time_zone)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else ["merchant", "email", "role", "state", "sent"]
+
+    def get_fields(self, request, obj=None):
+        return self.fields if obj is None else ["merchant", "email", "role", "state", "sent"]
+
+    def add_view(self, request, form_url="", extra_context=None):
+        context = {"title": "Invite someone to your team", "show_save_and_add_another": False}
+        return super().add_view(
+            request, form_url, {**context, "show_save_and_continue": False, **(extra_context or {})}
+        )
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "merchant":
+            ids = merchant_ids(request, owner=True)
+            kwargs["queryset"] = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+            if ids is not None and len(ids) == 1:
+                kwargs["initial"] = ids[0]
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            raise PermissionDenied
+        if not allowed(merchant_ids(request, owner=True), obj.merchant_id):
+            raise PermissionDenied
+        invitation, token = team.invite(obj.merchant, obj.email, obj.role, request.user)
+        team.send_invitation(invitation, request.build_absolute_uri(reverse("admin:join", args=[token])))
+        obj.pk = invitation.pk
+        obj.__dict__.update(invitation.__dict__)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self.message_user(request, f"Invitation sent to {obj.email}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:merchants_invitation_changelist"))
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return True
+        return self._owner_may(request, obj)
 
 
 from merchants import audit_admin  # noqa: E402,F401  (registers the audit trail's admin)

@@ -17,13 +17,14 @@ from auditlog.registry import auditlog
 from auditlog.signals import pre_log
 
 from merchants import api_actor
-from merchants.models import ApiKey, AuditEntry, Merchant, MerchantMembership
+from merchants.models import ApiKey, AuditEntry, Invitation, Merchant, MerchantMembership
 from receco.lib.addresses import UNKNOWN, client_ip
 
 SECRET = "(secret)"
 MERCHANT_FIELDS = [
     "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
-    "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key", "status", "is_test",
+    "tax_id", "registration_number", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
+    "status", "is_test",
 ]  # fmt: skip
 
 
@@ -79,4 +80,5 @@ def register() -> None:
     auditlog.register(ApiKey, include_fields=["type", "name", "expires_at", "revoked_at", "rotated_to"])
     # The entry names the user and the shop; the role is what changes.
     auditlog.register(MerchantMembership, include_fields=["role"])
+    auditlog.register(Invitation, include_fields=["email", "role", "accepted_at"])
     pre_log.connect(_not_a_staff_action, dispatch_uid="merchants.audit.staff_only")

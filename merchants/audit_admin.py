@@ -20,6 +20,7 @@ KINDS = {
     "merchant": "Shop",
     "apikey": "API key",
     "merchantmembership": "Team member",
+    "invitation": "Invitation",
     "endpoint": "Webhook endpoint",
     "receipt": "Refund",
     "void": "Void",

@@ -229,6 +229,7 @@ class MerchantMembership(models.Model):
     objects = MembershipQuerySet.as_manager()
 
     class Meta:
+        verbose_name = "team member"
         constraints = [
             # Also the index of merchant_ids_for(): every admin page of a staff user.
             models.UniqueConstraint(fields=["user", "merchant"], name="membership_user_merchant_unique"),
@@ -236,6 +237,40 @@ class MerchantMembership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} – {self.merchant.string_id} ({self.get_role_display()})"
+
+
+class Invitation(models.Model):
+    """An owner's invitation to join a merchant's team (merchants.team): a link sent by email
+    that makes the invitee's account and sets its password, once, within VALIDITY (72 hours).
+    Only a digest of the link's secret is stored."""
+
+    VALIDITY = timedelta(hours=72)
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(
+        max_length=16, choices=MerchantMembership.Role.choices, default=MerchantMembership.Role.MEMBER
+    )
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(editable=False)
+    accepted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.merchant.string_id} ({self.get_role_display()})"
+
+    def usable(self, now: datetime | None = None) -> bool:
+        """Whether the link still works: not used and not expired."""
+        return self.accepted_at is None and (now or timezone.now()) < self.expires_at
 
 
 class ApiKey(models.Model):
@@ -345,20 +380,18 @@ class KeyUsage(models.Model):
 
 def merchant_id_of(instance) -> int | None:
     """The id of the merchant an audited object belongs to (its audit entries' scope): its
-    own ``merchant_id``, or its receipt's (a void). The apps above this one register their
-    own models with the trail (receipts.audit, webhooks' AppConfig), so this knows none of them."""
+    own for a merchant, its sale's for a void, else its ``merchant``."""
     if isinstance(instance, Merchant):
         return instance.pk
     if hasattr(instance, "merchant_id"):
         return instance.merchant_id
     receipt = getattr(instance, "receipt", None)
-    return getattr(receipt, "merchant_id", None)
+    return None if receipt is None else receipt.merchant_id
 
 
 class AuditEntryManager(LogEntryManager):
     def log_create(self, instance, force_log: bool = False, **kwargs):
-        """django-auditlog's entry for ``instance``, filed under the merchant it belongs to
-        (``merchant_id_of``)."""
+        """django-auditlog's entry for ``instance``, filed under the merchant it belongs to."""
         kwargs.setdefault("merchant_id", merchant_id_of(instance))
         return super().log_create(instance, force_log, **kwargs)
 

@@ -20,7 +20,7 @@ from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
 
-from merchants import signin_views
+from merchants import join, signin_views
 from merchants.models import Merchant
 from merchants.scoping import merchant_ids
 from receipts.today import today
@@ -65,6 +65,8 @@ class DashboardSite(admin.AdminSite):
         two_step = [
             path("sign-in/code/", never_cache(self._code_view), name="sign_in_code"),
             path("two-step/", never_cache(self._two_step_view), name="two_step"),
+            # An invitation's link: before any account exists, so outside the admin's wrapper.
+            path("join/<str:token>/", never_cache(self._join_view), name="join"),
         ]
         urls = [scoped if getattr(url, "name", None) == "view_on_site" else url for url in super().get_urls()]
         # Signing out works between the two steps too (the admin's wrapper would refuse it).
@@ -76,6 +78,9 @@ class DashboardSite(admin.AdminSite):
 
     def _code_view(self, request: HttpRequest):
         return signin_views.code_view(self, request)
+
+    def _join_view(self, request: HttpRequest, token: str):
+        return join.join_view(self, request, token)
 
     def _two_step_view(self, request: HttpRequest):
         return signin_views.two_step_view(self, request)

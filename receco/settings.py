@@ -313,6 +313,10 @@ OTP_TOTP_ISSUER = "Receco"
 
 # The audit trail (merchants.audit): django-auditlog writing merchants.AuditEntry.
 AUDITLOG_LOGENTRY_MODEL = "merchants.AuditEntry"
+# django-auditlog's migrations make its own entry table even when another model replaces
+# it; that table, unknown to Django, would hold a foreign key nothing flushes. Without its
+# migrations the replaced (swapped) model gets no table.
+MIGRATION_MODULES = {"auditlog": None}
 
 # --- Limits (merchants.admission; rates as count/period, receco.lib.rates) --------------
 

@@ -107,6 +107,16 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
 
     entry = AuditEntry.objects.filter(merchant=merchant, object_repr__startswith="Till 2").get()
     audit.visit(f"{url}/admin/merchants/auditentry/{entry.pk}/change/", "dashboard-audit-entry")
+    audit.visit(f"{url}/admin/merchants/merchantmembership/", "dashboard-team")
+    page.get_by_role("link", name="Invite someone").click()
+    audit.check("dashboard-team-invite")
+    page.get_by_label("Email").fill("ada@mama-put.example")
+    page.get_by_role("button", name="Save", exact=True).click()
+    audit.check("dashboard-team-invitations")
+    from merchants.models import MerchantMembership
+
+    membership = MerchantMembership.objects.get(user=owner)
+    audit.visit(f"{url}/admin/merchants/merchantmembership/{membership.pk}/change/", "dashboard-team-member")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
     audit.visit(f"{url}/admin/receipts/delivery/", "dashboard-deliveries")
@@ -135,6 +145,17 @@ def test_sign_in_pages(audit, live_server, owner, merchant, settings, mailoutbox
     owner.email = "olu@mama-put.example"
     owner.save()
     page, url = audit.page, live_server.url
+
+    from merchants import team
+
+    _, token = team.invite(merchant, "ada@mama-put.example", "member", owner)
+    audit.visit(f"{url}/admin/join/{token}/", "dashboard-team-join")
+    page.get_by_label("User name").fill("ada")
+    page.locator("#id_password1").fill("Jollof-and-chapman-42")
+    page.get_by_label("The same password again").fill("Jollof-and-chapman-42")
+    page.get_by_role("button", name="Make my account").click()
+    audit.check("dashboard-team-joined")
+    audit.visit(f"{url}/admin/join/{token}/", "dashboard-team-join-used")
 
     audit.visit(f"{url}/admin/password-reset/", "dashboard-password-reset")
     page.get_by_label("Email address").fill(owner.email)

@@ -130,6 +130,7 @@ def test_a_shop_owner_signs_in_with_a_second_factor_on_a_phone(
     page.get_by_label("Password").fill("not-used-in-tests")
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Sign in: step 2")).to_be_visible()
+    page.wait_for_load_state("load")  # its stylesheets applied
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.screenshot(path=artifacts / "dashboard-sign-in-step-2-360x740.png")
     code = str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)

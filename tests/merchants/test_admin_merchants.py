@@ -97,11 +97,15 @@ def test_merchant_text_is_escaped(client, owner, merchant):
         assert "&lt;script&gt;alert" in content, url
 
 
-def test_memberships_are_the_operators_business(client, owner, superuser):
+def test_an_owner_sees_their_own_team_and_the_operator_every_team(client, owner, outsider, superuser):
+    """Issue 21, 7: a shop runs its team itself (tests/merchants/test_team.py)."""
     client.force_login(owner)
-    assert client.get("/admin/merchants/merchantmembership/").status_code == 403
+    page = client.get("/admin/merchants/merchantmembership/")
+    assert page.status_code == 200
+    assert [m.user for m in page.context["cl"].result_list] == [owner]
     client.force_login(superuser)
-    assert client.get("/admin/merchants/merchantmembership/").status_code == 200
+    page = client.get("/admin/merchants/merchantmembership/")
+    assert {m.user for m in page.context["cl"].result_list} == {owner, outsider}
 
 
 def test_a_staff_user_without_a_merchant_sees_nothing(client, db):

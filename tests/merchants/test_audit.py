@@ -94,7 +94,7 @@ def test_a_webhook_endpoint_made_changed_and_rolled_never_shows_its_secret(clien
     assert endpoint.secret not in stored
 
 
-def test_members_added_given_a_role_and_removed_are_recorded(client, superuser, merchant, member, fresh):
+def test_members_added_given_a_role_and_removed_are_recorded(client, superuser, merchant, owner, member, fresh):
     fresh()
     client.force_login(superuser)
     membership = MerchantMembership.objects.get(user=member)
