@@ -2,9 +2,15 @@
 act on the receipts app, return data. The router has admitted the caller (its key and
 limits) before; errors are raised and turned into envelopes by the router."""
 
-from agentapi.registry import Call, mutation, query
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+from merchants.admission.admit import Admission
 from merchants.sales import authorize_changes, merchant_for_sale
 from receco.errors import InvalidInput
+from receco.lib.trpc import mutation, query
 from receipts import orf
 from receipts.contacts import clean_contact
 from receipts.creation import create_receipt
@@ -15,6 +21,17 @@ from receipts.representation import iso_utc, receipt_data
 from receipts.validation import validate_sale
 
 FORMATS = (None, "orf")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One procedure call: the HTTP request it arrived in, its parsed input, and who made
+    it, as the router admitted it."""
+
+    request: HttpRequest
+    path: str
+    input: Any
+    admission: Admission
 
 
 def _object_input(call: Call) -> dict:

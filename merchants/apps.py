@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class MerchantsConfig(AppConfig):
     name = "merchants"
     verbose_name = "Merchants"
+
+    def ready(self):
+        from merchants.admission import memory
+
+        memory.connect_signals()

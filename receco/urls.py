@@ -11,7 +11,6 @@ urlpatterns = [
     # The API described: the OpenAPI document and the reference page made from it.
     path("api/openapi.json", openapi.openapi_json, name="openapi"),
     path("api/reference/", openapi.reference, name="api-reference"),
-    path("api/trpc/", include("agentapi.urls")),
     path("admin/", admin.site.urls),
     # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),

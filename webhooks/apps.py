@@ -6,4 +6,6 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from webhooks import listeners  # noqa: F401 (connects the signals that keep the memory current)
+        from webhooks import listeners
+
+        listeners.connect_signals()

@@ -3,7 +3,7 @@
 gunicorn answers some requests before Django sees them: a request line or a header over
 its limits, a malformed Content-Length or chunk, a bad HTTP version. Its page for them
 is HTML, which no API client can read. These workers answer the same statuses with the
-envelope of every other failure (agentapi.envelopes); the request's path is not known
+envelope of every other failure (receco.lib.trpc); the request's path is not known
 yet, so every such answer is the envelope, and it carries no ``path``.
 
 Use them with ``worker_class = "receco.lib.gunicorn_workers.SyncWorker"`` (gunicorn.conf.py)
@@ -15,8 +15,7 @@ from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers import gthread, sync
 
-from agentapi.envelopes import failure
-from agentapi.errors import ProcedureError
+from receco.lib.trpc import ProcedureError, failure
 
 # gunicorn's statuses for what it refuses (gunicorn.workers.base.Worker.handle_error).
 _REFUSALS = [
