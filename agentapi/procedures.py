@@ -11,10 +11,9 @@ from merchants.admission.admit import Admission
 from merchants.sales import authorize_changes, merchant_for_sale
 from receco.errors import InvalidInput
 from receco.lib.trpc import mutation, query
-from receipts import orf
+from receipts import orf, writer
 from receipts.contacts import clean_contact
 from receipts.creation import create_receipt
-from receipts.deliveries import attach_contact
 from receipts.lookup import find_receipt
 from receipts.refunds import refund, validate_refund, validate_void, void
 from receipts.representation import iso_utc, receipt_data
@@ -67,8 +66,8 @@ def create_receipt_from_pos(call: Call) -> dict:
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data["receipt_url"] = receipt.public_url
-    if created.deliveries:  # what became of the contact the sale carried: sent, or refused by a limit
-        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    if created.outcomes.get("deliveries"):  # what became of the contact the sale carried: sent, or refused
+        data["deliveries"] = [planned.as_data() for planned in created.outcomes["deliveries"]]
     return data
 
 
@@ -79,8 +78,8 @@ def update_receipt_contact(call: Call) -> dict:
     email, phone = clean_contact(values.get("email"), values.get("phone"))
     receipt = find_receipt(token, call.admission)
     # find_receipt let a key through only if it is the receipt's merchant's own.
-    planned = attach_contact(receipt, email, phone, keyed=call.admission.key is not None)
-    return {"success": True, "deliveries": [entry.as_data() for entry in planned]}
+    written = writer.update_contact(receipt, email, phone, keyed=call.admission.key is not None)
+    return {"success": True, "deliveries": [entry.as_data() for entry in written.outcomes.get("deliveries", [])]}
 
 
 @mutation("refundReceipt")
@@ -92,8 +91,8 @@ def refund_receipt(call: Call) -> dict:
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data.update(receipt_url=receipt.public_url, amount=receipt.total_amount)
-    if created.deliveries:
-        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    if created.outcomes.get("deliveries"):
+        data["deliveries"] = [planned.as_data() for planned in created.outcomes["deliveries"]]
     return data
 
 

@@ -6,6 +6,12 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self):
-        from webhooks import listeners
+        from messaging import transports
+        from receipts import hooks
+        from webhooks import events, listeners
+        from webhooks.transport import WebhookTransport
 
         listeners.connect_signals()
+        events.connect_signals()
+        hooks.register(events.RecordEvent())
+        transports.register(WebhookTransport())

@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from receipts import sms
-from receipts.sms import SmsError, SmsMessage, WebhookBackend, get_backend
+from messaging import sms
+from messaging.sms import SmsError, SmsMessage, WebhookBackend, get_backend
 
 MESSAGE = SmsMessage(to="+2348031234589", body="Your receipt: https://r.example/x", idempotency_key="receco-delivery-7")
 
@@ -124,4 +124,4 @@ def test_the_locmem_backend_keeps_messages():
 
 
 def test_a_dotted_path_picks_any_backend():
-    assert isinstance(get_backend("receipts.sms.DummyBackend"), sms.DummyBackend)
+    assert isinstance(get_backend("messaging.sms.DummyBackend"), sms.DummyBackend)

@@ -1,16 +1,17 @@
 import pytest
 from django.core import mail
 
-from receipts.models import Delivery
+from messaging.models import Delivery
 
 pytestmark = pytest.mark.django_db
 
-URL = "/admin/receipts/delivery/"
+URL = "/admin/messaging/delivery/"
 
 
 @pytest.fixture
 def failed(receipt):
     return Delivery.objects.create(
+        merchant=receipt.merchant,
         receipt=receipt,
         channel="email",
         destination="customer@example.com",
@@ -40,8 +41,9 @@ def test_deliveries_cannot_be_added_or_edited(admin_client, failed):
     assert response.status_code == 403
 
 
-def test_failed_deliveries_can_be_tried_again(admin_client, failed):
-    response = admin_client.post(URL, {"action": "retry_now", "_selected_action": [failed.pk]}, follow=True)
+def test_failed_deliveries_can_be_tried_again(admin_client, failed, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(URL, {"action": "retry_now", "_selected_action": [failed.pk]}, follow=True)
     assert "1 deliveries queued again." in response.content.decode()
     failed.refresh_from_db()
     assert (failed.status, failed.attempts) == ("sent", 1)

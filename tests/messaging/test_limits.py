@@ -8,8 +8,9 @@ customer_phone/customer_email and a phishing merchant_name sent 20 SMS and 20 em
 import pytest
 from django.core import mail
 
-from receipts import sms
-from receipts.models import Delivery, Receipt
+from messaging import sms
+from messaging.models import Delivery
+from receipts.models import Receipt
 from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db

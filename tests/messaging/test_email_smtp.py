@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from receipts.deliveries import attach_contact
+from receipts.writer import update_contact as attach_contact
 
 pytestmark = pytest.mark.django_db
 

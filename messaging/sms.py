@@ -3,7 +3,7 @@
 RECECO_SMS_BACKEND is ``console`` (the default: logs each message with the number
 masked), ``webhook`` (a JSON POST to an SMS provider or gateway, configured by
 RECECO_SMS_WEBHOOK_URL and RECECO_SMS_WEBHOOK_TOKEN) or the dotted path of a class
-with a ``send(message)`` method. ``locmem`` keeps messages in ``receipts.sms.outbox``
+with a ``send(message)`` method. ``locmem`` keeps messages in ``messaging.sms.outbox``
 for tests; the dummy backend is the sink for test receipts.
 """
 
@@ -23,10 +23,10 @@ from receipts.contacts import mask_phone
 logger = logging.getLogger(__name__)
 
 BACKENDS = {
-    "console": "receipts.sms.ConsoleBackend",
-    "webhook": "receipts.sms.WebhookBackend",
-    "locmem": "receipts.sms.LocmemBackend",
-    "dummy": "receipts.sms.DummyBackend",
+    "console": "messaging.sms.ConsoleBackend",
+    "webhook": "messaging.sms.WebhookBackend",
+    "locmem": "messaging.sms.LocmemBackend",
+    "dummy": "messaging.sms.DummyBackend",
 }
 
 # Messages the locmem backend "sent", like django.core.mail.outbox.
@@ -77,7 +77,7 @@ class DummyBackend:
 
 
 class LocmemBackend:
-    """Tests: keeps every message in ``receipts.sms.outbox``."""
+    """Tests: keeps every message in ``messaging.sms.outbox``."""
 
     def send(self, message: SmsMessage) -> None:
         outbox.append(message)

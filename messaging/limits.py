@@ -25,8 +25,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import connection
 
+from messaging.models import Delivery
+from messaging.transports import EMAIL, SMS
 from receipts.contacts import mask_destination
-from receipts.models import Delivery, Receipt
+from receipts.models import Receipt
 
 WINDOW = timedelta(days=1)
 DUPLICATE_WINDOW = timedelta(minutes=10)
@@ -35,7 +37,7 @@ QUEUED = "queued"
 DUPLICATE = "duplicate"
 LIMITED = "limited"
 
-_FIELDS = {Delivery.Channel.EMAIL: "email", Delivery.Channel.SMS: "phone"}
+_FIELDS = {EMAIL: "email", SMS: "phone"}
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,9 @@ def _receipt_refusal(sent_today: list[Delivery], now: datetime) -> tuple[str, in
 
 def _destination_refusal(channel: str, destination: str, *, keyed: bool, since, now) -> tuple[str, int] | None:
     """Why another live delivery to ``destination`` would pass a daily limit, or None."""
-    recent = Delivery.objects.filter(destination=destination, created_at__gte=since, receipt__livemode=True)
+    recent = Delivery.objects.filter(
+        channel=channel, destination=destination, created_at__gte=since, receipt__livemode=True
+    )
     times = sorted(recent.values_list("created_at", "keyed"))
     field, masked = _FIELDS[channel], mask_destination(channel, destination)
     limit = settings.RECECO_DELIVERY_DESTINATION_DAILY_LIMIT
