@@ -12,3 +12,11 @@ def error_envelope(status: int, code: str, message: str, path: str | None) -> di
 def bearer(issued) -> dict:
     """Headers that send an IssuedKey's key the way the public SDKs do."""
     return {"Authorization": f"Bearer {issued.key}"}
+
+
+def admitted_key(key: str):
+    """The stored key a call sending ``key`` is admitted with (merchants.admission.admit,
+    the one place a call is admitted). Raises Unauthorized as the call would be refused."""
+    from merchants.admission.admit import admit
+
+    return admit(f"Bearer {key}", "203.0.113.9").key
