@@ -2,6 +2,7 @@
 and limits), for tests of what only a real server shows: raw HTTP, worker processes,
 database outages."""
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -42,7 +43,9 @@ class Gunicorn:
         """Send ``data`` as it is on a new connection; return all the server answers."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
             sock.sendall(data)
-            sock.shutdown(socket.SHUT_WR)
+            # A server that answered before reading it all (a 413) may have closed already.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := sock.recv(65536):
                 chunks.append(chunk)
@@ -80,6 +83,32 @@ def start_gunicorn(database_url: str, log: Path, workers: int = 1, **env: str) -
                 server.stop()
                 raise RuntimeError(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.1)
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen
+    log: Path
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_worker(database_url: str, log: Path, **env: str) -> Worker:
+    """Run the task worker (``manage.py db_worker``) on ``database_url`` with the
+    production settings, as the service's worker container does."""
+    command = [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--no-reload", "--interval", "0.2"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=_environment(database_url, env), stdout=output, stderr=output)
+    return Worker(process, log)
 
 
 def _environment(database_url: str, extra: dict) -> dict:
