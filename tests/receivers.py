@@ -1,8 +1,9 @@
-"""Webhook receivers on localhost, for tests of what the service sends: one that answers
-at once, one that trickles its answer."""
+"""The outside parties the service sends to, on localhost, for tests: webhook receivers
+(one that answers at once, one that trickles its answer) and an SMTP server."""
 
 import json
 import socket
+import socketserver
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,10 +56,11 @@ class Receiver:
 class SlowReceiver:
     """A receiver that takes the request at once, then trickles its answer one byte every
     ``every`` seconds, each byte well within any per-read timeout, for ``length`` bytes:
-    the slow party of issue 19 (item 2). ``arrived`` records when each request came."""
+    the slow party of issue 19 (item 2). ``arrived`` records when each request came.
+    ``answer`` trickles other bytes, before any request is read (a TLS handshake)."""
 
-    def __init__(self, every: float = 2.0, length: int = 60):
-        self.every, self.length = every, length
+    def __init__(self, every: float = 2.0, length: int = 60, answer: bytes | None = None):
+        self.every, self.length, self.answer = every, length, answer
         self.arrived: list[float] = []
         self._stop = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -78,14 +80,16 @@ class SlowReceiver:
 
     def _answer(self, conn: socket.socket) -> None:
         with conn:
-            reader = conn.makefile("rb")
-            length = 0
-            while (line := reader.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            reader.read(length)
+            answer = self.answer
+            if answer is None:
+                reader = conn.makefile("rb")
+                length = 0
+                while (line := reader.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                reader.read(length)
+                answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".ljust(self.length, b" ")
             self.arrived.append(time.monotonic())
-            answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".ljust(self.length, b" ")
             for byte in answer:
                 if self._stop.wait(self.every):
                     return
@@ -97,3 +101,52 @@ class SlowReceiver:
     def close(self) -> None:
         self._stop.set()
         self._listener.close()
+
+
+class SMTPServer:
+    """Just enough SMTP (RFC 5321) to receive a message, or to refuse its recipient."""
+
+    def __init__(self, refuse_recipients: bool = False):
+        self.messages = []
+        server = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def reply(self, line: str):
+                self.wfile.write(f"{line}\r\n".encode())
+
+            def handle(self):
+                self.reply("220 localhost ESMTP test")
+                envelope = {"to": []}
+                while line := self.rfile.readline().decode().rstrip("\r\n"):
+                    verb = line.split(" ", 1)[0].upper()
+                    if verb in ("EHLO", "HELO"):
+                        self.reply("250 localhost")
+                    elif verb == "MAIL":
+                        envelope["from"] = line.split(":", 1)[1].strip()
+                        self.reply("250 OK")
+                    elif verb == "RCPT":
+                        if refuse_recipients:
+                            self.reply(f"550 5.1.1 {line.split(':', 1)[1].strip()} no such user")
+                        else:
+                            envelope["to"].append(line.split(":", 1)[1].strip())
+                            self.reply("250 OK")
+                    elif verb == "DATA":
+                        self.reply("354 End data with <CR><LF>.<CR><LF>")
+                        data = []
+                        while (chunk := self.rfile.readline()) != b".\r\n":
+                            data.append(chunk[1:] if chunk.startswith(b"..") else chunk)
+                        server.messages.append({**envelope, "data": b"".join(data)})
+                        self.reply("250 OK queued")
+                    elif verb == "QUIT":
+                        self.reply("221 Bye")
+                        return
+                    else:
+                        self.reply("250 OK")
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()

@@ -54,12 +54,19 @@ class Gunicorn:
 
 def migrate(database_url: str) -> None:
     """Create the tables of a database the test server will use (its own SQLite file, say)."""
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+    manage(database_url, "migrate", "--no-input", "-v", "0")
+
+
+def manage(database_url: str, *args: str, **env: str) -> str:
+    """Run a management command on ``database_url`` with the production settings; return what it printed."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env=_environment(database_url, {}),
+        env=_environment(database_url, env),
         check=True,
-    )
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def start_gunicorn(database_url: str, log: Path, workers: int = 1, **env: str) -> Gunicorn:

@@ -2,63 +2,13 @@
 
 import email
 import email.policy
-import socketserver
-import threading
 
 import pytest
 
 from receipts.writer import update_contact as attach_contact
+from tests.receivers import SMTPServer
 
 pytestmark = pytest.mark.django_db
-
-
-class SMTPServer:
-    """Just enough SMTP (RFC 5321) to receive a message, or to refuse its recipient."""
-
-    def __init__(self, refuse_recipients: bool = False):
-        self.messages = []
-        server = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            def reply(self, line: str):
-                self.wfile.write(f"{line}\r\n".encode())
-
-            def handle(self):
-                self.reply("220 localhost ESMTP test")
-                envelope = {"to": []}
-                while line := self.rfile.readline().decode().rstrip("\r\n"):
-                    verb = line.split(" ", 1)[0].upper()
-                    if verb in ("EHLO", "HELO"):
-                        self.reply("250 localhost")
-                    elif verb == "MAIL":
-                        envelope["from"] = line.split(":", 1)[1].strip()
-                        self.reply("250 OK")
-                    elif verb == "RCPT":
-                        if refuse_recipients:
-                            self.reply(f"550 5.1.1 {line.split(':', 1)[1].strip()} no such user")
-                        else:
-                            envelope["to"].append(line.split(":", 1)[1].strip())
-                            self.reply("250 OK")
-                    elif verb == "DATA":
-                        self.reply("354 End data with <CR><LF>.<CR><LF>")
-                        data = []
-                        while (chunk := self.rfile.readline()) != b".\r\n":
-                            data.append(chunk[1:] if chunk.startswith(b"..") else chunk)
-                        server.messages.append({**envelope, "data": b"".join(data)})
-                        self.reply("250 OK queued")
-                    elif verb == "QUIT":
-                        self.reply("221 Bye")
-                        return
-                    else:
-                        self.reply("250 OK")
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""A real ``manage.py db_worker`` killed with SIGKILL while it sends an event loses nothing:
-the delivery stays "sending", the sweep records that attempt as failed and tries it again
-when its channel says, and the next worker sends it."""
+"""The outbox with a real ``manage.py db_worker``: a slow receiver holds its own lane only
+and is cut off at the deadline; a worker killed mid-send loses nothing (the sweep records
+the lost attempt and tries again when its channel says); a worker lives through a
+database that stalls."""
 
 import json
 import os
@@ -23,9 +24,10 @@ from messaging.outbox import STALE_AFTER, sweep
 from receipts.creation import create_receipt
 from receipts.validation import validate_sale
 from tests.postgres_cluster import start_cluster
+from tests.receivers import SlowReceiver, SMTPServer
 from tests.servers import migrate, start_gunicorn, start_worker
 from webhooks.endpoints import create_endpoint
-from webhooks.models import Delivery
+from webhooks.models import Delivery, Endpoint
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -37,7 +39,8 @@ def database_tasks(settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 
-def _worker() -> subprocess.Popen:
+def _worker(**extra: str) -> subprocess.Popen:
+    """A worker on the test's database (committed rows: transaction=True), as production runs it."""
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
@@ -47,9 +50,56 @@ def _worker() -> subprocess.Popen:
         RECECO_TASKS_BACKEND="database",
         RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST="1",
         RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES="1",
+        **extra,
     )
     command = [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--no-reload", "--interval", "0.1"]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_slow_receiver_holds_its_own_lane_and_is_cut_off_at_10_seconds(
+    database_tasks, merchant, other_merchant, sale, receiver
+):
+    """Issue 19, item 2: one shop's endpoint trickles its answer a byte every 2 seconds (it
+    would take 2 minutes); another shop's event and a customer's email, queued after it,
+    go out while it trickles, and the slow one is cut off after 10 seconds."""
+    slow, smtp = SlowReceiver(every=2.0, length=60), SMTPServer()
+    try:
+        create_endpoint(merchant, slow.url)
+        create_endpoint(other_merchant, receiver.url)
+        create_receipt(merchant, validate_sale(sale))  # its event goes to the slow receiver, first
+        theirs = {**sale, "token": "rcpt_other_shop_0001", "short_code": "", "customer_email": "ada@example.com"}
+        create_receipt(other_merchant, validate_sale({**theirs, "merchant_string_id": other_merchant.string_id}))
+        slow_delivery = Delivery.objects.to_endpoint(Endpoint.objects.get(url=slow.url)).get()
+        worker = _worker(EMAIL_URL=f"smtp://127.0.0.1:{smtp.port}")
+        try:
+            assert _until(lambda: slow.arrived and receiver.requests and smtp.messages, 8), (
+                slow.arrived,
+                receiver.requests,
+                smtp.messages,
+            )
+            slow_delivery.refresh_from_db()
+            assert slow_delivery.status == "sending"  # still trickling meanwhile
+            assert _until(lambda: Delivery.objects.get(pk=slow_delivery.pk).status != "sending", 20)
+        finally:
+            worker.kill()
+            worker.wait(10)
+    finally:
+        slow.close()
+        smtp.close()
+    slow_delivery.refresh_from_db()
+    assert slow_delivery.status == "retrying"
+    attempt = slow_delivery.attempt_set.get()
+    assert attempt.error == "no answer within 10 s"
+    assert 10_000 <= attempt.duration_ms < 12_000
 
 
 def test_a_worker_killed_mid_send_loses_nothing(database_tasks, merchant, sale, receiver, monkeypatch):
