@@ -3,15 +3,18 @@ back-off, the sweep, one dispatcher in the database worker (messaging.outbox).""
 
 import logging
 import smtplib
+import threading
+import time
 from datetime import timedelta
 
 import pytest
 from django.core import mail
 from django.core.management import call_command
+from django.db import connection
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from messaging import outbox, sms
+from messaging import outbox, senders, sms
 from messaging.models import Delivery
 from messaging.transports import EmailTransport
 from receipts.writer import update_contact
@@ -202,3 +205,66 @@ def test_the_worker_schedules_retries_itself(attach, receipt, database_tasks, fl
     assert delivery.status == "retrying"
     retry = DBTaskResult.objects.filter(status="READY").get()
     assert retry.run_after == delivery.next_attempt_at
+
+
+# --- claims and lanes -----------------------------------------------------------------
+
+
+def _pending(receipt, channel, destination):
+    return Delivery.objects.create(merchant=receipt.merchant, receipt=receipt, channel=channel, destination=destination)
+
+
+def test_a_claim_takes_the_oldest_first_and_none_on_a_full_lane(receipt):
+    first, second = _pending(receipt, "email", EMAIL), _pending(receipt, "email", "b@example.com")
+    text = _pending(receipt, "sms", PHONE)
+    assert outbox.claim(["email"]) == [(text.pk, "sms", PHONE)]  # every email goes through the one SMTP server
+    assert [pk for pk, _, _ in outbox.claim(limit=5)] == [first.pk, second.pk]
+    claimed = Delivery.objects.get(pk=first.pk)
+    assert (claimed.status, claimed.attempts) == ("sending", 1)  # counted at the claim: a killing message ends
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_claim_skips_what_another_dispatcher_is_claiming(receipt):
+    import psycopg
+
+    first, second = _pending(receipt, "email", EMAIL), _pending(receipt, "sms", PHONE)
+    db = connection.settings_dict
+    with psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"]) as other:
+        other.execute("SELECT id FROM messaging_delivery WHERE id = %s FOR UPDATE", [first.pk])  # holds it
+        assert outbox.claim(limit=5) == [(second.pk, "sms", PHONE)]
+    assert outbox.claim(limit=5) == [(first.pk, "email", EMAIL)]
+
+
+def test_senders_serve_every_lane_while_one_is_slow():
+    """Two senders, one lane whose sends hang until released: the other lane's work is all
+    sent meanwhile, and the slow lane never holds more than its places."""
+    work = [("slow", 1), ("slow", 2), ("slow", 3), ("fast", 4), ("fast", 5), ("fast", 6)]
+    release, done, lock = threading.Event(), [], threading.Lock()
+    busy, most = {"slow": 0}, {"slow": 0}
+
+    def take(full):
+        with lock:
+            for item in work:
+                if item[0] not in full:
+                    work.remove(item)
+                    return item
+        return None
+
+    def send(number):
+        if number < 4:
+            with lock:
+                busy["slow"] += 1
+                most["slow"] = max(most["slow"], busy["slow"])
+            if len(done) < 3:  # the slow lane hangs until the fast lane is through
+                release.wait(30)
+            with lock:
+                busy["slow"] -= 1
+        done.append(number)
+        if sorted(n for n in done if n >= 4) == [4, 5, 6]:
+            release.set()
+
+    sent, late = senders.run(2, 1, time.monotonic() + 60, take, send, lambda: None)
+    assert (sent, late) == (6, False)
+    assert done[:3] == [4, 5, 6]  # all of the fast lane before any of the slow
+    assert most["slow"] == 1  # at most per_lane senders on the slow lane
