@@ -204,6 +204,17 @@ def _sms_outbox_empty(settings):
 
 
 @pytest.fixture
+def sent(django_capture_on_commit_callbacks):
+    """Run ``change`` and the tasks it queues (the immediate backend runs them at commit)."""
+
+    def run(change, *args, **kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return change(*args, **kwargs)
+
+    return run
+
+
+@pytest.fixture
 def local_receivers(settings):
     """The webhook receivers of tests listen on 127.0.0.1 over http: both allowed."""
     settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = True

@@ -32,12 +32,7 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        _stop(self.process)
 
     def raw(self, data: bytes, timeout: float = 10) -> bytes:
         """Send ``data`` as it is on a new connection; return all the server answers."""
@@ -101,12 +96,16 @@ class Worker:
         return self.process.poll() is None
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        _stop(self.process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def start_worker(database_url: str, log: Path, **env: str) -> Worker:

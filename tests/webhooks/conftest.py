@@ -12,14 +12,3 @@ def _local_receivers(local_receivers):
 def endpoint(merchant, receiver):
     """An endpoint of ``merchant`` for every event type, at ``receiver``."""
     return create_endpoint(merchant, receiver.url, description="Accounting")
-
-
-@pytest.fixture
-def sent(django_capture_on_commit_callbacks):
-    """Run ``change`` and the tasks it queues (the immediate backend runs them at commit)."""
-
-    def run(change, *args, **kwargs):
-        with django_capture_on_commit_callbacks(execute=True):
-            return change(*args, **kwargs)
-
-    return run
