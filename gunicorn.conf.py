@@ -5,17 +5,23 @@ import multiprocessing
 import os
 import tempfile
 
+from receco.lib.addresses import with_mapped_forms
 from receco.lib.env import envbool, envstr
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
-# What gunicorn itself refuses (a request line or header over these limits, a malformed
-# header) is answered as the API's JSON envelope, like every other failure.
-worker_class = "receco.lib.gunicorn_workers.SyncWorker"
+# Each request is read whole (within RECECO_REQUEST_READ_SECONDS) by an event loop before
+# the worker serves it, so that slow clients (slowloris) hold no worker; what gunicorn
+# itself refuses (a request line or header over these limits, a malformed header) is
+# answered as the API's JSON envelope, like every other failure.
+worker_class = "receco.lib.gunicorn_workers.BufferingWorker"
+# Connections each worker reads at once (requests arriving, answers draining); past it,
+# new ones wait in the listen queue.
+worker_connections = 1000
 # The longest request line gunicorn accepts: a getReceipt batch of the most calls
 # (agentapi.views.MAX_BATCH_CALLS) with the longest tokens needs about 5.8 KB.
 limit_request_line = 8190
-# Receipts are small; a slow client must not hold a worker for long.
+# Receipts are small: a request that takes longer than this to serve is killed.
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
@@ -34,7 +40,11 @@ if envstr("RECECO_LOG_FORMAT").lower() == "json":
             "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
         },
     }
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Proxies trusted for X-Forwarded-Proto; behind a dual-stack bind (-b [::]) an IPv4 proxy
+# connects as ::ffff:a.b.c.d, so each IPv4 entry counts in that form too.
+forwarded_allow_ips = ",".join(
+    with_mapped_forms([entry.strip() for entry in os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1").split(",")])
+)
 # gunicorn's control socket (for gunicornc) would be made under $HOME, which the image's
 # user cannot write, and several servers on one machine would share its path.
 control_socket_disable = True

@@ -62,7 +62,9 @@ def create_receipt_from_pos(call: Call) -> dict:
     sale = validate_sale(call.input)
     merchant = merchant_for_sale(call.admission, sale["merchant_string_id"], sale["merchant_name"])
     admission = call.admission
-    created = create_receipt(merchant, sale, livemode=admission.livemode, keyed=admission.key is not None)
+    created = create_receipt(
+        merchant, sale, livemode=admission.livemode, keyed=admission.key is not None, admission=admission
+    )
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data["receipt_url"] = receipt.public_url
@@ -87,7 +89,7 @@ def refund_receipt(call: Call) -> dict:
     request = validate_refund(call.input)
     sale = find_receipt(request["token"], call.admission)
     authorize_changes(call.admission, sale.merchant)
-    created = refund(sale, request, keyed=call.admission.key is not None)
+    created = refund(sale, request, keyed=call.admission.key is not None, key=call.admission.key)
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data.update(receipt_url=receipt.public_url, amount=receipt.total_amount)

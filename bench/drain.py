@@ -9,6 +9,13 @@ TCP handshake would), starts ``receco-agent start`` through the proxy and prints
 the queue took to drain, the agent's answer times to POS sales sent while it drained
 (p50, p99), its resident memory (peak while draining) and its start-up time. At the end it
 checks that the service holds every sale exactly once.
+
+The service's rate limits are raised out of the way unless ``--default-limits`` is given:
+
+    python bench/drain.py --sales 3000 --default-limits --pos-interval-ms 0
+
+then the live key is held to the service's defaults (RECECO_RATELIMIT_LIVE_KEY), and the
+calls the service refused with 429 are read from its metrics (/metrics) and printed.
 """
 
 import argparse
@@ -34,6 +41,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.run import (  # noqa: E402
+    LIMIT_ENV,
     PYTHON,
     ROOT,
     _database_url,
@@ -52,29 +60,55 @@ def main() -> None:
     url = _database_url(args.database_url, args.database)
     env = _prepare(args, url)
     key = _manage(env, "createapikey", MERCHANT, "--type", "live").strip().splitlines()[-1].strip()
+    print(f"  load average  {_load()} at the start", flush=True)
     with tempfile.TemporaryDirectory(prefix="receco-drain-") as tmp:
         workdir = Path(tmp)
         home = workdir / "agent"
         started = time.monotonic()
-        _queue_sales(home, args.sales)
+        _queue_sales(home, args.sales, key)
         print(f"  queued {args.sales:,} sales offline in {time.monotonic() - started:.1f} s", flush=True)
+        # Metrics on, to count the calls refused by a rate limit (each worker writes its
+        # values here; a scrape adds them up).
+        (workdir / "metrics").mkdir()
+        env = dict(env, RECECO_METRICS="true", PROMETHEUS_MULTIPROC_DIR=str(workdir / "metrics"))
         server = _serve(args, "receco.wsgi:application", args.port, env, workdir / "gunicorn.log")
         proxy = DelayProxy(args.port, args.rtt_ms / 2000)
         try:
             _wait_until_up(server)
             proxy.start()
             _run_agent(args, home, key, proxy.port, workdir)
+            refused = _refused_calls(args.port)
         finally:
             proxy.stop()
             _stop(server)
+    print(f"  refused       {refused:,} calls answered 429 by a rate limit")
+    print(f"  load average  {_load()} at the end")
     _check_exactly_once(url, args.sales)
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def _refused_calls(port: int) -> int:
+    """The calls the service refused with 429 (receco_rate_limit_refusals, all limits), from its /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+        text = response.read().decode()
+    counts = [line.split()[-1] for line in text.splitlines() if line.startswith("receco_rate_limit_refusals_total")]
+    return round(sum(map(float, counts)))
 
 
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sales", type=int, default=5000, help="sales queued before the agent starts")
     parser.add_argument("--rtt-ms", type=float, default=150, help="round trip the proxy adds (half each way)")
-    parser.add_argument("--pos-interval-ms", type=float, default=100, help="a POS sale every N ms while draining")
+    parser.add_argument(
+        "--pos-interval-ms", type=float, default=100, help="a POS sale every N ms while draining (0: none)"
+    )
+    parser.add_argument(
+        "--default-limits", action="store_true", help="hold the live key to the service's default rate limits"
+    )
+    parser.add_argument("--timeout", type=float, default=900, help="give up when the drain takes longer (seconds)")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn workers")
     parser.add_argument("--worker-class", default="sync")
     parser.add_argument("--threads", type=int, default=1)
@@ -103,6 +137,9 @@ def _prepare(args, url: str) -> dict:
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             connection.execute(f'CREATE DATABASE "{name}"')
     env = _project_env(args, url, f"http://127.0.0.1:{args.port}")
+    if args.default_limits:
+        for name in LIMIT_ENV:
+            env.pop(name)
     _manage(env, "migrate", "--no-input", "-v", "0")
     with psycopg.connect(url, autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM merchants_merchant WHERE string_id = %s", (MERCHANT,)).fetchone():
@@ -131,17 +168,18 @@ def _sale(number: int) -> dict:
     }
 
 
-def _queue_sales(home: Path, count: int) -> None:
+def _queue_sales(home: Path, count: int, key: str) -> None:
     """Commit ``count`` sales to the agent's queue exactly as the agent does offline."""
     from receco_agent.outbox import Outbox
-    from receco_agent.tokens import new_short_code, new_token
+    from receco_agent.tokens import new_token, short_code_for
     from receco_agent.transactions import to_service_input, validate
 
     outbox = Outbox(home / "queue.sqlite3")
     now = datetime.now(UTC)
     for number in range(count):
         tx = validate(_sale(number))
-        token, code = new_token(), new_short_code()
+        token = new_token(key)
+        code = short_code_for(token)
         body = json.dumps(to_service_input(tx, token, code, now), separators=(",", ":"))
         outbox.add(token, code, body, tx.local_fields)
 
@@ -303,20 +341,22 @@ def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> No
         processes = multiprocessing.get_context("spawn")
         done, answers = processes.Event(), processes.Queue()
         pos = processes.Process(target=_pos, args=(agent_port, args.pos_interval_ms / 1000, done, answers))
-        pos.start()
+        if args.pos_interval_ms:
+            pos.start()
         peak_rss = 0
         try:
             while True:
                 peak_rss = max(peak_rss, _rss_kib(process.pid))
                 if _backlog_done(home, args.sales) >= args.sales:
                     break
-                if time.monotonic() - started > 600:
-                    sys.exit("the queue did not drain within 10 minutes")
+                if time.monotonic() - started > args.timeout:
+                    sys.exit(f"the queue did not drain within {args.timeout:g} s")
                 time.sleep(0.25)
         finally:
             done.set()
-            latencies: list[float] = answers.get(timeout=60)
-            pos.join(60)
+            latencies: list[float] = answers.get(timeout=60) if args.pos_interval_ms else []
+            if args.pos_interval_ms:
+                pos.join(60)
         drained = time.monotonic() - started
         time.sleep(1)  # the last POS sales go up too
         idle_rss = _rss_kib(process.pid)
@@ -326,10 +366,11 @@ def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> No
         if os.environ.get("DRAIN_AGENT_LOG"):
             Path(os.environ["DRAIN_AGENT_LOG"]).write_bytes((workdir / "agent.log").read_bytes())
     ms = sorted(latency * 1000 for latency in latencies)
-    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     print(f"  round trip    {args.rtt_ms:g} ms added by the proxy (half each way)")
     print(f"  drained       {args.sales:,} queued sales in {drained:.1f} s (from the agent's start)")
-    print(f"  POS answers   {len(ms)} sales while draining: p50 {statistics.median(ms):.1f} ms, p99 {p99:.1f} ms")
+    if ms:
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        print(f"  POS answers   {len(ms)} sales while draining: p50 {statistics.median(ms):.1f} ms, p99 {p99:.1f} ms")
     print(f"  agent start   {up * 1000:.0f} ms until /health answered")
     print(f"  agent memory  peak RSS {peak_rss / 1024:.1f} MiB while draining, {idle_rss / 1024:.1f} MiB after")
 

@@ -112,6 +112,26 @@ def key_digest(key: str) -> str:
     return salted_hmac(DIGEST_SALT, key, secret=secret, algorithm="sha256").hexdigest()
 
 
+TOKEN_SECRET_LABEL = b"receco/agent-token/v1"
+
+
+def token_secret(key: str) -> str:
+    """The secret with which the holder of ``key`` signs the receipt tokens it makes offline
+    (the Receco agent: posagent's tokens.py), hex: HMAC-SHA256 keyed by the key itself, so
+    the agent needs nothing but its key. Stored with the key (``ApiKey.token_secret``); it
+    proves nothing about the key, whose digest stays the only way to check one."""
+    return hmac.digest(key.encode(), TOKEN_SECRET_LABEL, "sha256").hex()
+
+
+def learn_token_secret(api_key: ApiKey, key: str) -> None:
+    """Store ``key``'s token secret on ``api_key`` if it was made before keys had one: such a
+    key's tokens can be checked from the first request it makes (one UPDATE, once)."""
+    if api_key.token_secret:
+        return
+    api_key.token_secret = token_secret(key)
+    ApiKey.objects.filter(pk=api_key.pk, token_secret="").update(token_secret=api_key.token_secret)
+
+
 def save_new_key(api_key: ApiKey) -> str:
     """Give an unsaved ApiKey (merchant, type and name set) a fresh key and store it;
     return the key, whose only copy this is."""
@@ -121,6 +141,7 @@ def save_new_key(api_key: ApiKey) -> str:
         key = generate_key(api_key.type)
         api_key.lookup_id = KEY_RE.match(key)["lookup"]
         api_key.digest = key_digest(key)
+        api_key.token_secret = token_secret(key)
         try:
             with transaction.atomic():
                 api_key.save()

@@ -230,6 +230,10 @@ class ApiKey(models.Model):
     # The unique constraint is the index of authentication: one query per request.
     lookup_id = models.CharField("public id", max_length=12, unique=True, editable=False)
     digest = models.CharField(max_length=64, editable=False)
+    # What the key's holder signs the receipt tokens it makes offline with (merchants.keys.
+    # token_secret): a claim of such a token by another merchant is refused (receipts.claims).
+    # Empty for keys made before it existed, until their first request (learn_token_secret).
+    token_secret = models.CharField(max_length=64, blank=True, default="", editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField("last used", null=True, blank=True, editable=False)
     expires_at = models.DateTimeField("expires", null=True, blank=True, editable=False)

@@ -129,6 +129,9 @@ CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 # Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
 RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
+# A request (head and body) must arrive whole within this many seconds, or it is answered
+# 408: gunicorn's buffering worker (receco.lib.gunicorn_workers) reads it before serving.
+RECECO_REQUEST_READ_SECONDS = envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)
 
 # Phone numbers given without a country code are read as numbers of this region.
 RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()
@@ -192,10 +195,14 @@ DATABASES = {"default": _database("DATABASE_URL", _database_url)}
 
 # Streaming replicas of DATABASE_URL: getReceipt and the receipt pages read from them,
 # and from the primary whatever a replica has not received yet (receco.lib.replicas).
+# A replica that does not connect or answer within DATABASE_REPLICA_TIMEOUT seconds is
+# left alone until it answers a health check again (libpq waits at least 2 s to connect).
+DATABASE_REPLICA_TIMEOUT = envint("DATABASE_REPLICA_TIMEOUT", 2, minimum=1)
 for _number, _url in enumerate(envlist("DATABASE_REPLICA_URLS", []), start=1):
     DATABASES[f"replica{_number}"] = _database("DATABASE_REPLICA_URLS", _url)
     if DATABASES[f"replica{_number}"]["ENGINE"] != "receco.lib.postgresql":
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS must be postgres:// URLs of replicas of DATABASE_URL")
+    DATABASES[f"replica{_number}"]["OPTIONS"]["connect_timeout"] = max(2, DATABASE_REPLICA_TIMEOUT)
     # Tests that run with replicas configured read the test database through them.
     DATABASES[f"replica{_number}"]["TEST"] = {"MIRROR": "default"}
 
@@ -271,9 +278,13 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Dashboard sign-in throttling (django-axes; merchants.signin): a user name is locked out
 # from one address after this many wrong passwords in a row, for this long (each further
-# try restarts the pause); a right password resets the count.
+# try restarts the pause); a right password resets the count. An address is locked out
+# whole once its wrong passwords, for any user names, reach the address limit within
+# that time (password spraying); a right password does not reset that count.
 AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+RECECO_LOGIN_ADDRESS_FAILURE_LIMIT = envint("RECECO_LOGIN_ADDRESS_FAILURE_LIMIT", 10, minimum=1)
+AXES_HANDLER = "merchants.signin.SignInHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT

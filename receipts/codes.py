@@ -1,5 +1,6 @@
 """Receipt tokens and short codes: their formats, generation and parsing."""
 
+import hashlib
 import re
 import secrets
 import time
@@ -13,7 +14,19 @@ SHORT_CODE_RE = re.compile(r"^[A-Z0-9]{6}$")
 # Generated short codes leave out 0/O and 1/I/L, which customers mistype from a till
 # printout; any [A-Z0-9]{6} code a POS supplies is still accepted.
 SHORT_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+# Short codes that begin with a digit are kept for the codes derived from their token
+# (``derived_short_code``): what an offline till prints is then no code anyone else may ask
+# for. The service's own codes begin with a letter.
+DERIVED_FIRST = "23456789"
+_SERVICE_FIRST = "".join(c for c in SHORT_CODE_ALPHABET if c.isalpha())
 BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+# A token made offline by a merchant's agent with its API key: the spec's form, then the
+# key's public lookup id and a MAC of both under the key's token secret
+# (merchants.keys.token_secret), e.g. rcpt_mi0v3k2p_q8z0lp_3kTq9ZxW1bNa0a1b2c3d4e5f6g7h.
+SIGNED_TOKEN_RE = re.compile(
+    r"^(?P<body>rcpt_[0-9a-z]{1,13}_[0-9a-z]{6})_(?P<lookup>[0-9A-Za-z]{12})(?P<mac>[0-9a-z]{16})$"
+)
 
 INVALID_TOKEN = "Invalid token format"
 
@@ -35,8 +48,28 @@ def new_token() -> str:
 
 
 def new_short_code() -> str:
-    """Return a random 6-character short code from the unambiguous alphabet."""
-    return "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(6))
+    """Return a random 6-character short code from the unambiguous alphabet, beginning with
+    a letter (those beginning with a digit are derived ones: ``derived_short_code``)."""
+    return secrets.choice(_SERVICE_FIRST) + "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(5))
+
+
+def derived_short_code(token: str) -> str:
+    """The short code that belongs to ``token``: SHA-256 of it read as a number, a digit of
+    DERIVED_FIRST, then five characters of SHORT_CODE_ALPHABET. Anyone can work it out, so
+    an offline till prints it before the sale is uploaded; a requested code that begins with
+    a digit is taken only when it is its token's (receipts.claims)."""
+    number = int.from_bytes(hashlib.sha256(b"receco/short-code/v1:" + token.encode()).digest()[:8], "big")
+    number, rest = divmod(number, len(DERIVED_FIRST))
+    code = [DERIVED_FIRST[rest]]
+    for _ in range(5):
+        number, rest = divmod(number, len(SHORT_CODE_ALPHABET))
+        code.append(SHORT_CODE_ALPHABET[rest])
+    return "".join(code)
+
+
+def is_derived_form(code: str) -> bool:
+    """Whether ``code`` is of the kind kept for codes derived from a token (it begins with a digit)."""
+    return code[:1].isdigit()
 
 
 @dataclass(frozen=True)

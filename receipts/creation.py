@@ -8,11 +8,13 @@ from datetime import timedelta
 from django.db import IntegrityError
 from django.utils import timezone
 
+from merchants.admission.admit import Admission
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from receco.errors import Conflict
 from receco.ops import metrics
 from receipts import writer
+from receipts.claims import check_token, requested_short_code
 from receipts.codes import new_short_code, new_token
 from receipts.models import Receipt
 from receipts.validation import sale_fingerprint
@@ -38,25 +40,32 @@ class Created:
     outcomes: dict[str, object] = field(default_factory=dict)
 
 
-def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False) -> Created:
+def create_receipt(
+    merchant: Merchant, sale: dict, *, livemode: bool = True, keyed: bool = False, admission: Admission | None = None
+) -> Created:
     """Store a validated sale for ``merchant`` (saved here if it is a new test merchant),
-    sent with the merchant's own API key or not (``keyed``).
+    sent with the merchant's own API key or not (``keyed``), by the caller ``admission``
+    admitted (its key and the failed-look-up budget of its address; None: not a caller of
+    the API).
 
     The token is the idempotency key: the same token with the same content returns the
     original receipt with ``created`` False, even when both requests race (the unique
     constraint decides, not a read before the write). A requested short code that another
     receipt holds is replaced by a fresh one. A keyed sale always gets its token, and its
     short code when it was claimed after the sale: a receipt made without a key that holds
-    them is set aside. Raises Conflict when the token is already used for different
-    content by a keyed sale, or by anyone when this sale is not keyed. A failed call
-    writes nothing.
+    them is set aside, within its own merchant only. Who may claim a token or short code at
+    all is receipts.claims. Raises Conflict when the token is already used for different
+    content by a keyed sale or another merchant's, or by anyone when this sale is not
+    keyed, or was made offline with another merchant's key; InvalidInput when a signed
+    token's MAC does not match. A failed call writes nothing.
     """
-    values = _receipt_values(merchant, sale, livemode=livemode, keyed=keyed)
+    check_token(sale["token"], merchant.pk, admission.key if admission is not None else None)
+    values = _receipt_values(merchant, sale, livemode=livemode, keyed=keyed, admission=admission)
     for _ in range(writer.MAX_CODE_ATTEMPTS):
         try:
             written = writer.insert_sale(merchant, values, keyed=keyed)
         except IntegrityError:
-            replay = _after_collision(merchant, sale, values)
+            replay = _after_collision(merchant, sale, values, admission)
             if replay is not None:
                 return replay
             continue
@@ -65,14 +74,19 @@ def create_receipt(merchant: Merchant, sale: dict, *, livemode: bool = True, key
     raise RuntimeError(f"no free short code after {writer.MAX_CODE_ATTEMPTS} attempts")
 
 
-def _receipt_values(merchant: Merchant, sale: dict, *, livemode: bool, keyed: bool) -> dict:
-    """Every column of the sale's receipt but its merchant."""
+def _receipt_values(
+    merchant: Merchant, sale: dict, *, livemode: bool, keyed: bool, admission: Admission | None
+) -> dict:
+    """Every column of the sale's receipt but its merchant: the short code the one
+    requested if the caller may have it tried (receipts.claims), else a fresh one."""
     # The merchant's name, logo and colour are its record's, unless it is a test-
     # merchant, which belongs to nobody and shows what its sales say.
     branded = sale if merchant.belongs_to_nobody else {}
+    token = sale["token"] or new_token()
+    may_probe = admission is None or admission.may_probe_short_codes()
     return {
-        "token": sale["token"] or new_token(),
-        "short_code": sale["short_code"] or new_short_code(),
+        "token": token,
+        "short_code": requested_short_code(sale["short_code"], token, may_probe=may_probe) or new_short_code(),
         "merchant_name": branded.get("merchant_name") or merchant.name,
         "merchant_logo": branded.get("merchant_logo") or merchant.logo_url or None,
         "accent_color": branded.get("accent_color") or merchant.accent_color or HOUSE_ACCENT_COLOR,
@@ -93,22 +107,25 @@ def _receipt_values(merchant: Merchant, sale: dict, *, livemode: bool, keyed: bo
     }
 
 
-def _after_collision(merchant: Merchant, sale: dict, values: dict) -> Created | None:
+def _after_collision(merchant: Merchant, sale: dict, values: dict, admission: Admission | None) -> Created | None:
     """Decide what a sale whose INSERT met a unique token or short code comes to: the
     receipt stored before, for a replay; None to try again (``values`` given a fresh
-    short code, or the receipt without a key that held what this keyed sale claims set
-    aside). Raises Conflict when the token is another sale's."""
+    short code, or the receipt of this merchant made without a key that held what this
+    keyed sale claims set aside). Raises Conflict when the token is another sale's."""
     keyed, token, short_code = values["keyed"], values["token"], values["short_code"]
     holder = Receipt.objects.filter(token=token).first()
     if holder is None:  # the short code was taken, not the token
-        if not (keyed and _set_aside(_claim_on(short_code, sale), "short code")):
-            values["short_code"] = new_short_code()
+        if keyed and _set_aside(_claim_on(short_code, sale, merchant), "short code"):
+            return None
+        if short_code == sale["short_code"] and admission is not None:
+            admission.record_failed_lookup()  # the answer tells the caller this code exists
+        values["short_code"] = new_short_code()
         return None
     if holder.fingerprint == values["fingerprint"] and _same_merchant(holder, merchant):
         if keyed and not holder.keyed:  # the same sale, sent before without the key
             writer.mark_keyed(holder)
         return Created(holder, False)
-    if keyed and _set_aside(holder, "token"):
+    if keyed and holder.merchant_id == merchant.pk and _set_aside(holder, "token"):
         return None
     raise Conflict(TOKEN_CONFLICT)
 
@@ -120,12 +137,15 @@ def _same_merchant(receipt: Receipt, merchant: Merchant) -> bool:
     return Merchant.objects.filter(pk=receipt.merchant_id, string_id=merchant.string_id).exists()
 
 
-def _claim_on(short_code: str, sale: dict) -> Receipt | None:
-    """The receipt made without a key that holds ``short_code`` if it was made after the
-    sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None."""
+def _claim_on(short_code: str, sale: dict, merchant: Merchant) -> Receipt | None:
+    """The receipt of ``merchant`` made without a key that holds ``short_code`` if it was made
+    after the sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None. Another
+    merchant's receipt is never set aside: what a link opens never changes across merchants."""
+    if merchant.pk is None:
+        return None
     sold_at = sale["transaction_date"] or timezone.now()
     return Receipt.objects.filter(
-        short_code=short_code, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
+        short_code=short_code, merchant_id=merchant.pk, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
     ).first()
 
 

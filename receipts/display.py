@@ -63,8 +63,8 @@ def logo_url(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     url = value.strip()
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)  # raises ValueError for http://[::1, which older versions stored
         parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
     except ValueError:
         return None

@@ -34,7 +34,9 @@ def find_receipt(raw_reference: object, admission: Admission, *, replica: bool =
         admission.check_lookup_budget()
     try:
         if replica:
-            receipt = replicas.read(lambda alias: Receipt.objects.by_reference(reference, using=alias))
+            receipt = replicas.read(
+                lambda alias: Receipt.objects.by_reference(reference, using=alias), name=reference.value
+            )
         else:
             receipt = Receipt.objects.by_reference(reference)
     except Receipt.DoesNotExist:

@@ -18,7 +18,7 @@ def compose_email(receipt: Receipt, to: str) -> EmailMultiAlternatives:
     """The receipt as an email to ``to``: a plain-text part and an HTML alternative, both with
     the link; from the shop's name (at DEFAULT_FROM_EMAIL's address), replies to its support
     address when it has one."""
-    context = {**receipt_context(receipt), "url": receipt.public_url}
+    context = {**receipt_context(receipt), "url": receipt.message_url}
     subject = " ".join(render_to_string("receipts/email/subject.txt", context).split())
     text = render_to_string("receipts/email/receipt.txt", context)
     html = render_to_string("receipts/email/receipt.html", context)
@@ -43,4 +43,4 @@ def compose_sms(receipt: Receipt) -> str:
     prefix = "[TEST] " if receipt.is_test else ""
     kind = "refund" if receipt.refund_of_id else "receipt"
     total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
-    return f"{prefix}Your {kind} from {name}, {total}: {receipt.public_url}"
+    return f"{prefix}Your {kind} from {name}, {total}: {receipt.message_url}"

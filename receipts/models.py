@@ -97,6 +97,13 @@ class Receipt(models.Model):
         """The absolute address customers open, under RECECO_WEB_URL."""
         return f"{settings.RECECO_WEB_URL}/app/receipt/{self.token}"
 
+    @property
+    def message_url(self) -> str:
+        """The link a message sent to the customer carries: by short code, which the service
+        chose or checked, never the token, which a POS may have chosen to say anything it
+        likes ("Call-0803…-to-claim-your-prize"). It leads to ``public_url``."""
+        return f"{settings.RECECO_WEB_URL}/app/receipt/{self.short_code}"
+
 
 class Void(models.Model):
     """A sale that was cancelled (voidReceipt): when, why, and whether with the merchant's key.

@@ -17,8 +17,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import serializers
 
+from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
 from receipts import writer
+from receipts.claims import check_token
 from receipts.codes import TOKEN_RE, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
 from receipts.models import Receipt, Void
@@ -34,6 +36,11 @@ REFUND_OF_VOIDED = "A voided receipt cannot be refunded"
 REFUND_OF_REFUND = "A refund cannot be refunded"
 VOID_WITH_REFUNDS = "Only a receipt with no refunds can be voided"
 VOID_OF_REFUND = "A refund cannot be voided"
+# A sale lists its refunds in its own row (getReceipt answers it in one query): without a
+# bound, thousands of one-unit refunds of a receipt anyone may refund (a test- merchant's)
+# made its answer hundreds of kilobytes.
+MAX_REFUNDS = 100
+TOO_MANY_REFUNDS = f"A receipt can be refunded at most {MAX_REFUNDS} times"
 
 
 class RefundLineSerializer(serializers.Serializer):
@@ -97,14 +104,17 @@ class RefundPlan:
     lines: list[dict] = field(default_factory=list)  # {index, quantity} of the sale's items refunded
 
 
-def refund(sale: Receipt, request: dict, *, keyed: bool) -> Created:
+def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = None) -> Created:
     """Refund ``sale`` as ``request`` (validate_refund) says; return the refund receipt
-    (and the hooks' outcomes: the refund sent to the sale's customer).
+    (and the hooks' outcomes: the refund sent to the sale's customer). ``key``: the
+    caller's API key, if it sent one.
 
     The same refund token with the same request returns the refund made the first time
     (``created`` False). Raises Conflict when the sale is itself a refund or voided, when
-    the refund exceeds what remains, or when the refund token is another receipt's.
+    the refund exceeds what remains, when the refund token is another receipt's, or when it
+    was made offline with another merchant's key (receipts.claims).
     """
+    check_token(request["refund_token"], sale.merchant_id, key)
     fingerprint = _fingerprint(sale.token, request)
     token = request["refund_token"] or new_token()
     with transaction.atomic():
@@ -118,6 +128,8 @@ def refund(sale: Receipt, request: dict, *, keyed: bool) -> Created:
             raise Conflict(REFUND_OF_REFUND)
         if locked.status == VOIDED:
             raise Conflict(REFUND_OF_VOIDED)
+        if len(locked.detail("refunds", [])) >= MAX_REFUNDS:
+            raise Conflict(TOO_MANY_REFUNDS)
         plan = _plan(locked, request)
         try:
             refund_receipt = writer.insert_receipt(
@@ -144,7 +156,8 @@ def _plan(sale: Receipt, request: dict) -> RefundPlan:
             raise Conflict(REFUND_EXCEEDS)
         return RefundPlan(amount, [_line(f"Refund of receipt {sale.short_code}", 1, amount)])
     refunded = {int(index): quantity for index, quantity in sale.detail("refunded_lines", {}).items()}
-    items, value = [], 0
+    before = _items_value(sale.items, refunded)
+    items = []
     for line in request["items"]:
         index, quantity = line["index"], line["quantity"]
         if index >= len(sale.items):
@@ -154,16 +167,35 @@ def _plan(sale: Receipt, request: dict) -> RefundPlan:
             raise Conflict(REFUND_EXCEEDS)
         refunded[index] = refunded.get(index, 0) + quantity
         items.append(_line(item["name"], quantity, item["unit_price"], item.get("sku")))
-        value += quantity * item["unit_price"]
-    # The items' share of what the customer paid for items (discounts and added taxes
-    # pro rata, the tip not at all), rounded half up.
-    items_sum = sum(item["total_price"] for item in sale.items)
-    paid_for_items = sale.total_amount - (sale.detail("tip_amount") or 0)
-    amount = (value * paid_for_items + items_sum // 2) // items_sum if items_sum else value
+    if all(refunded.get(index, 0) == item["quantity"] for index, item in enumerate(sale.items)):
+        amount = left  # every item is back: the whole sale is refunded, whatever rounding said before
+    else:
+        # What all the items refunded so far are worth, less what those before this refund
+        # were worth: each refund's share rounds, yet the shares always add up to what was paid.
+        amount = _paid_share(sale, _items_value(sale.items, refunded)) - _paid_share(sale, before)
     if not 0 < amount <= left:
         raise Conflict(REFUND_EXCEEDS)
     lines = [{"index": line["index"], "quantity": line["quantity"]} for line in request["items"]]
     return RefundPlan(amount, items, lines)
+
+
+def _items_value(items: list[dict], refunded: dict[int, int]) -> int:
+    """What ``refunded`` quantities of ``items`` (by index) are worth at the items' own totals."""
+    return sum(
+        (item["total_price"] * refunded[index] * 2 + item["quantity"]) // (2 * item["quantity"])
+        for index, item in enumerate(items)
+        if refunded.get(index)
+    )
+
+
+def _paid_share(sale: Receipt, items_value: int) -> int:
+    """The share of what the customer paid for items (discounts and added taxes pro rata, the
+    tip not at all) that ``items_value`` of the sale's items is worth, rounded half up."""
+    items_sum = sum(item["total_price"] for item in sale.items)
+    if not items_sum:
+        return items_value
+    paid_for_items = sale.total_amount - (sale.detail("tip_amount") or 0)
+    return (items_value * paid_for_items * 2 + items_sum) // (2 * items_sum)
 
 
 def _line(name: str, quantity: int, unit_price: int, sku: str | None = None) -> dict:

@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
@@ -140,6 +141,17 @@ class ItemSerializer(serializers.Serializer):
     sku = _optional_text(64)
 
 
+def _has_host(url: str) -> bool:
+    """Whether ``url`` splits into parts with a host (and a port, if any, that is a
+    number): ``http://[::1`` does not, and every page showing it would fail."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
 class SaleSerializer(serializers.Serializer):
     token = _optional_text(64)
     short_code = _optional_text(6)
@@ -187,9 +199,13 @@ class SaleSerializer(serializers.Serializer):
         return value
 
     def validate_merchant_logo(self, value):
-        if value and not re.match(r"^https?://[^\s/]+\S*$", value, re.IGNORECASE):
+        if not value:
+            return None
+        if not re.match(r"^https?://[^\s/]+\S*$", value, re.IGNORECASE):
             raise serializers.ValidationError("Must be an http:// or https:// URL.")
-        return value or None
+        if not _has_host(value):
+            raise serializers.ValidationError("Must be a URL with a valid host name and port.")
+        return value
 
     def validate_accent_color(self, value):
         if not value:

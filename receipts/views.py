@@ -1,6 +1,7 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
 and QR images of receipt links, mounted under /app/; and the site's front page, /."""
 
+import re
 from collections.abc import Callable
 from functools import wraps
 
@@ -57,7 +58,7 @@ def scan(request: HttpRequest) -> HttpResponse:
     if not code.strip():
         return _scan_error(request, code, "Enter the 6-character code printed on your receipt slip.", 400)
     try:
-        receipt = _find(request, code)
+        receipt = _find(request, typed_reference(code))
     except InvalidInput:
         message = "That is not a receipt code: codes have 6 letters and digits, like K7P2QX."
         return _scan_error(request, code, message, 400)
@@ -71,6 +72,22 @@ def scan(request: HttpRequest) -> HttpResponse:
         )
         return _scan_error(request, code, message, 404)
     return redirect(receipt)
+
+
+# What a phone's keyboard may put between the characters of a typed code.
+_SPACES = re.compile(r"\s+")
+_DASHES = re.compile("[-\u2010-\u2015\u2212]")
+_TYPED_CODE = re.compile(r"[A-Za-z0-9]{6}")
+
+
+def typed_reference(text: str) -> str:
+    """What a customer typed on the scan page, as the reference to look up: spaces
+    anywhere left out, and dashes too when what remains is a short code (``b8t ue9``,
+    ``B8T-UE9``); anything else is looked up as it stands (a token may hold dashes).
+    The API takes references as they are: this is the page's kindness only."""
+    compact = _SPACES.sub("", text)
+    code = _DASHES.sub("", compact)
+    return code if _TYPED_CODE.fullmatch(code) else compact
 
 
 def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -219,7 +236,7 @@ def _find(request: HttpRequest, raw_reference: str) -> Receipt:
 
 
 def _limited_words(refused: Planned) -> str:
-    """A daily delivery limit's refusal (receipts.delivery_limits) in a customer's words."""
+    """A daily delivery limit's refusal (messaging.limits) in a customer's words."""
     if refused.whole_receipt:
         return "This receipt has been sent as often as it can be today. Try again tomorrow."
     what = "address" if refused.field == "email" else "number"

@@ -9,7 +9,9 @@ reads to decide.
 
 A sale is written in the fewest round trips the hooks allow (``insert_sale``): alone,
 a lone INSERT, atomic by itself (no BEGIN, no COMMIT); with hooks that can say their rows
-as SQL, on PostgreSQL, one statement; otherwise in a transaction.
+as SQL, on PostgreSQL, one statement; otherwise in a transaction. Every change of an
+existing receipt has its token and short code read from the primary for a while after
+(receco.lib.replicas.wrote: read-your-writes).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from django.utils import timezone
 
 from merchants.models import Merchant
 from merchants.sales import saved_test_merchant
+from receco.lib import replicas
 from receco.lib.queries import CompiledInsert, compiled_insert
 from receipts import hooks
 from receipts.codes import new_short_code, new_token
@@ -126,6 +129,7 @@ def record_refund(sale: Receipt, refund: Receipt, *, keyed: bool) -> Written:
     receipt ``insert_receipt`` stored), with what the hooks add. Call it in the
     transaction that holds the sale's row lock. Returns the refund and the outcomes."""
     sale.save(update_fields=["details", "status", "updated_at"])
+    replicas.wrote(sale.token, sale.short_code)
     change = Change(
         hooks.REFUNDED, refund, keyed=keyed, sale=sale, email=sale.customer_email, phone=sale.customer_phone
     )
@@ -137,6 +141,7 @@ def void(sale: Receipt, status: str, reason: str, *, keyed: bool) -> Void:
     the transaction that holds the sale's row lock. Returns the Void."""
     sale.status = status
     sale.save(update_fields=["status", "updated_at"])
+    replicas.wrote(sale.token, sale.short_code)
     voided = Void.objects.create(receipt=sale, reason=reason, keyed=keyed)
     change = Change(hooks.VOIDED, sale, keyed=keyed)
     hooks.write(hooks.wanting(change), change)
@@ -153,6 +158,7 @@ def update_contact(receipt: Receipt, email: str | None, phone: str | None, *, ke
         for field, value in changes.items():
             setattr(receipt, field, value)
         receipt.save(update_fields=[*changes, "updated_at"])
+        replicas.wrote(receipt.token, receipt.short_code)
         change = Change(hooks.CONTACT_UPDATED, receipt, keyed=keyed, email=email, phone=phone)
         return Written(receipt, hooks.write(hooks.wanting(change), change))
 
@@ -175,6 +181,7 @@ def set_aside(holder: Receipt, claimed: str) -> bool:
                     token=new_token(), short_code=new_short_code(), updated_at=timezone.now()
                 )
                 if taken:
+                    replicas.wrote(holder.token, holder.short_code)  # they now name the keyed sale
                     SetAside.objects.create(
                         receipt_id=holder.pk, claimed_token=holder.token, claimed_short_code=holder.short_code
                     )

@@ -52,8 +52,8 @@ def migrate(database_url: str) -> None:
     manage(database_url, "migrate", "--no-input", "-v", "0")
 
 
-def manage(database_url: str, *args: str, **env: str) -> str:
-    """Run a management command on ``database_url`` with the production settings; return what it printed."""
+def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """Run a management command on ``database_url`` with the servers' settings; raise if it fails."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -61,15 +61,19 @@ def manage(database_url: str, *args: str, **env: str) -> str:
         check=True,
         capture_output=True,
         text=True,
-    ).stdout
+    )
 
 
-def start_gunicorn(database_url: str, log: Path, workers: int = 1, **env: str) -> Gunicorn:
-    """Serve the project with gunicorn.conf.py (worker class, limits) on a free port."""
+def start_gunicorn(
+    database_url: str, log: Path, workers: int = 1, host: str = "127.0.0.1", access_log: bool = False, **env: str
+) -> Gunicorn:
+    """Serve the project with gunicorn.conf.py (worker class, limits) on a free port, bound
+    to ``host`` (``[::]``: dual stack; the tests still connect to 127.0.0.1), its access
+    log in ``log`` when ``access_log``."""
     port = free_port()
     command = [
         sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"), "--no-control-socket",
-        "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
+        "--workers", str(workers), "--bind", f"{host}:{port}", "--access-logfile", "-" if access_log else "/dev/null",
         "receco.wsgi",
     ]  # fmt: skip
     with log.open("wb") as output:

@@ -41,28 +41,58 @@ def http_localhost_allowed() -> bool:
     return settings.DEBUG or settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST
 
 
+# IPv6 addresses of the public internet are global unicast; outside it lie the deprecated
+# IPv4-compatible (::a.b.c.d) and site-local (fec0::/10) forms, among others, which
+# Python's is_global lets through.
+_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+# Forms that carry an IPv4 address in their last 32 bits and reach it: NAT64 (RFC 6052)
+# and IPv4-translated (::ffff:0:a.b.c.d, RFC 2765). IPv4-mapped and 6to4 have their own
+# properties in ipaddress.
+_CARRYING_IPV4 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("::ffff:0:0:0/96"))
+
+
 def is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Whether ``ip`` is an address of the public internet (not private, loopback,
-    link-local, multicast, reserved or unspecified; IPv4 mapped into IPv6 judged as IPv4)."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    link-local, multicast, reserved, deprecated or unspecified). An IPv6 address that
+    carries an IPv4 address (mapped, NAT64, translated, 6to4) is judged by that one."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        carried = _carried_ipv4(ip)
+        if carried is not None:
+            ip = carried
+        elif ip not in _GLOBAL_UNICAST:
+            return False
     return ip.is_global and not ip.is_multicast
+
+
+def _carried_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if any(ip in network for network in _CARRYING_IPV4):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
 
 
 def resolve(host: str, port: int) -> list[tuple[int, str]]:
     """The (address family, address) pairs ``host`` resolves to that requests may go to.
 
     Raises AddressRefused when it resolves to none (every address is private and that is
-    not allowed), OSError when it does not resolve.
+    not allowed), OSError when it does not resolve. The refusal is shown to the endpoint's
+    owner, so it never names the address: that would map this network's DNS for them.
     """
     allow_private = settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES
-    found, refused = [], []
+    # A receiver on this very machine, where http://localhost is allowed (debug): trying
+    # webhooks locally (listenwebhooks) must work with ./dev up as it is.
+    allow_loopback = http_localhost_allowed()
+    found = []
     for family, _, _, _, sockaddr in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
-        address = sockaddr[0]
-        if allow_private or is_public(ipaddress.ip_address(address)):
-            found.append((family, address))
-        else:
-            refused.append(address)
+        ip = ipaddress.ip_address(sockaddr[0])
+        if allow_private or is_public(ip) or (allow_loopback and ip.is_loopback):
+            found.append((family, sockaddr[0]))
     if not found:
-        raise AddressRefused(f"{host} resolves to a private address ({', '.join(refused)}): not allowed")
+        raise AddressRefused(
+            f"{host} resolves to no public internet address: not allowed "
+            "(receivers on your own network need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES=1)"
+        )
     return found

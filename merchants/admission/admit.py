@@ -58,6 +58,11 @@ class Admission:
     def record_failed_lookup(self) -> None:
         budget.record(self.ip)
 
+    def may_probe_short_codes(self) -> bool:
+        """Whether this address may still learn that a short code exists (its failed
+        look-ups are not used up): a requested code found taken tells it as much."""
+        return not budget.spent(self.ip, self.failed_lookups)
+
 
 def admit(authorization: str | None, ip: str, now: datetime | None = None) -> Admission:
     """Admit one call with this Authorization header from client address ``ip``.
@@ -119,6 +124,7 @@ def _current_key(presented, remembered, version, ip: str, now: datetime) -> ApiK
             api_key = remembered[0]
         else:
             api_key = keys.stored_key(presented)
+            keys.learn_token_secret(api_key, presented.text)
             memory.keys.remember(presented.lookup_id, api_key, version)
             if remembered is None:  # its usage was not counted in the round trip
                 usage.count_call(api_key, now)

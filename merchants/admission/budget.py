@@ -40,6 +40,12 @@ def check(ip: str, spent: int | None = None, now: float | None = None) -> None:
         raise RateLimited(message, max(1, current.reset))
 
 
+def spent(ip: str, count: int | None, now: float | None = None) -> bool:
+    """Whether ``count`` failed look-ups (as an admission read them; None: not known, so
+    not spent) use up ``ip``'s budget."""
+    return count is not None and count >= window(ip, now).rate.limit
+
+
 def record(ip: str, now: float | None = None) -> None:
     """Count one short code of ``ip`` that found nothing."""
     current = window(ip, now, add=True)

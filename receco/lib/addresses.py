@@ -1,5 +1,10 @@
 """The client address a request counts against: the socket's, or behind trusted proxies
-the one the outermost of them saw."""
+the one the outermost of them saw.
+
+Behind a dual-stack bind (``-b [::]``) an IPv4 client's socket address reads
+``::ffff:a.b.c.d``; such an address is the IPv4 address it carries, everywhere (limits,
+budgets, allow lists, logs), never an IPv6 one (all of IPv4 would share one /64).
+"""
 
 import functools
 import ipaddress
@@ -28,10 +33,26 @@ def client_address(request: HttpRequest) -> ipaddress.IPv4Address | ipaddress.IP
     address is not cut to its /64): for allow lists. None when there is none."""
     for candidate in _candidates(request):
         try:
-            return ipaddress.ip_address(candidate)
+            return unmapped(ipaddress.ip_address(candidate))
         except ValueError:
             continue
     return None
+
+
+def unmapped(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """``ip``, or the IPv4 address it carries when it is IPv4-mapped (``::ffff:a.b.c.d``)."""
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def plain_text(text: str) -> str:
+    """``text`` with an IPv4-mapped address written as its IPv4 address (for logs); any
+    other text unchanged."""
+    try:
+        return str(unmapped(ipaddress.ip_address(text)))
+    except ValueError:
+        return text
 
 
 def _candidates(request: HttpRequest) -> list[str]:
@@ -51,9 +72,26 @@ def _candidates(request: HttpRequest) -> list[str]:
 def _counted_address(text: str) -> str | None:
     """``text`` as the address limits count against (an IPv6 address's /64), or None."""
     try:
-        ip = ipaddress.ip_address(text)
+        ip = unmapped(ipaddress.ip_address(text))
     except ValueError:
         return None
     if ip.version == 6:
         return str(ipaddress.ip_network(f"{ip}/64", strict=False).network_address)
     return str(ip)
+
+
+def with_mapped_forms(entries: list[str]) -> list[str]:
+    """``entries`` (addresses, networks, "*") and, after each IPv4 one, its IPv4-mapped
+    form (``::ffff:127.0.0.1``, ``::ffff:10.0.0.0/104``): an allow list for gunicorn,
+    which behind a dual-stack bind sees an IPv4 proxy only in that form."""
+    result = []
+    for entry in entries:
+        result.append(entry)
+        try:
+            network = ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            continue
+        if network.version == 4:
+            mapped = ipaddress.ip_address(f"::ffff:{network.network_address}")
+            result.append(str(ipaddress.ip_network(f"{mapped}/{96 + network.prefixlen}")))
+    return result

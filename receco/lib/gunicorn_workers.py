@@ -1,4 +1,16 @@
-"""gunicorn workers whose own refusals are the API's JSON error envelope, not an HTML page.
+"""gunicorn workers: whole requests only, and refusals as the API's JSON error envelope.
+
+``BufferingWorker`` (gunicorn.conf.py's) reads each request whole, head and body, in an
+event loop before it spends any time on it: a sync worker reads from the client while it
+serves, so four clients sending a byte every five seconds held every worker until
+gunicorn killed them (slowloris). Here such a client holds only a socket; its request
+must arrive whole within RECECO_REQUEST_READ_SECONDS (10) or it is answered 408; a body
+over RECECO_MAX_BODY_BYTES is not waited for (the application refuses it, 413, from
+what arrived). Each whole request is then served as the sync worker serves one (one at a
+time per process, the connection closed after the answer), from the bytes read: the
+application never waits for a client. After the answer the rest of what the client
+sends is drained in the event loop, not by the worker, so that closing never resets
+the connection before the client has read the answer.
 
 gunicorn answers some requests before Django sees them: a request line or a header over
 its limits, a malformed Content-Length or chunk, a bad HTTP version. Its page for them
@@ -6,16 +18,34 @@ is HTML, which no API client can read. These workers answer the same statuses wi
 envelope of every other failure (receco.lib.trpc); the request's path is not known
 yet, so every such answer is the envelope, and it carries no ``path``.
 
-Use them with ``worker_class = "receco.lib.gunicorn_workers.SyncWorker"`` (gunicorn.conf.py)
-or ``...ThreadWorker``.
+Use them with ``worker_class = "receco.lib.gunicorn_workers.BufferingWorker"``
+(gunicorn.conf.py), or ``...SyncWorker`` / ``...ThreadWorker`` for gunicorn's own.
 """
 
+import contextlib
+import errno
+import os
+import selectors
+import socket
+import time
+from dataclasses import dataclass, field
+
 import orjson
-from gunicorn import util
+from gunicorn import http, util
 from gunicorn.http import errors
 from gunicorn.workers import gthread, sync
 
+from receco.lib.env import envint
+from receco.lib.requestframing import HEAD_TOO_LARGE, MORE, Incoming
 from receco.lib.trpc import ProcedureError, failure
+
+
+class RequestTimeout(Exception):
+    """The request did not arrive whole in time."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"The request did not arrive whole within {seconds:g} s")
+
 
 # gunicorn's statuses for what it refuses (gunicorn.workers.base.Worker.handle_error).
 _REFUSALS = [
@@ -51,6 +81,7 @@ _REFUSALS = [
         "Malformed chunked request body",
     ),
     (errors.ParseException, 400, "Bad Request", "INVALID_INPUT", "Malformed HTTP request"),
+    (RequestTimeout, 408, "Request Timeout", "INVALID_INPUT", "The request did not arrive whole in time"),
 ]
 
 
@@ -93,3 +124,223 @@ class SyncWorker(JsonRefusals, sync.SyncWorker):
 
 class ThreadWorker(JsonRefusals, gthread.ThreadWorker):
     pass
+
+
+# The longest head waited for: gunicorn's own limits (limit_request_line,
+# limit_request_field_size) refuse far shorter lines, this bounds how many there are.
+MAX_HEAD_BYTES = 64 * 1024
+# After an answer, what the client still sends is read and dropped for this long at most.
+LINGER_SECONDS = 5.0
+LINGER_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class _Reading:
+    """A connection whose request is arriving."""
+
+    sock: socket.socket
+    addr: object
+    listener: socket.socket
+    incoming: Incoming
+    deadline: float
+    continued: bool = False  # "100 Continue" sent
+
+
+@dataclass
+class _Lingering:
+    """A connection answered and half closed, drained until the client closes it."""
+
+    sock: socket.socket
+    deadline: float
+    left: int = field(default=LINGER_BYTES)
+
+
+def _limits() -> tuple[float, int]:
+    """RECECO_REQUEST_READ_SECONDS and RECECO_MAX_BODY_BYTES as the settings read them; as
+    the environment gives them to an application without the settings (the benchmark's
+    bare reference)."""
+    from django.conf import settings
+
+    if settings.configured:  # the application is loaded by now
+        return float(settings.RECECO_REQUEST_READ_SECONDS), settings.RECECO_MAX_BODY_BYTES
+    return float(envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)), envint("RECECO_MAX_BODY_BYTES", 1024 * 1024)
+
+
+class BufferingWorker(JsonRefusals, sync.SyncWorker):
+    def run(self):
+        if self.cfg.is_ssl:
+            raise RuntimeError("BufferingWorker serves plain HTTP: terminate TLS in front of gunicorn")
+        self.read_seconds, self.max_body = _limits()
+        self.worker_connections = self.cfg.worker_connections
+        self.reading: dict[int, _Reading] = {}
+        self.lingering: dict[int, _Lingering] = {}
+        self.poller = selectors.DefaultSelector()
+        self.poller.register(self.PIPE[0], selectors.EVENT_READ, None)
+        self.accepting = False
+        for listener in self.sockets:
+            listener.setblocking(False)
+        try:
+            while self.alive:
+                self.notify()
+                self._accept_while_room()
+                self._wait(self._next_deadline())
+                self._expire()
+                if not self.is_parent_alive():
+                    break
+        finally:
+            for connection in [*self.reading.values(), *self.lingering.values()]:
+                util.close(connection.sock)
+            self.poller.close()
+
+    # -- the event loop --------------------------------------------------------------
+
+    def _accept_while_room(self) -> None:
+        room = len(self.reading) + len(self.lingering) < self.worker_connections
+        if room == self.accepting:
+            return
+        for listener in self.sockets:
+            if room:
+                self.poller.register(listener, selectors.EVENT_READ, listener)
+            else:
+                self.poller.unregister(listener)
+        self.accepting = room
+
+    def _next_deadline(self) -> float:
+        deadlines = [c.deadline for c in self.reading.values()] + [c.deadline for c in self.lingering.values()]
+        return max(0.0, min([time.monotonic() + 1.0, *deadlines]) - time.monotonic())
+
+    def _wait(self, timeout: float) -> None:
+        try:
+            events = self.poller.select(timeout)
+        except OSError as exc:
+            if exc.errno != errno.EINTR:
+                raise
+            return
+        for key, _ in events:
+            target = key.data
+            if target is None:
+                with contextlib.suppress(OSError):
+                    os.read(self.PIPE[0], 4096)
+            elif isinstance(target, _Reading):
+                self._read(target)
+            elif isinstance(target, _Lingering):
+                self._drain(target)
+            else:
+                self._accept(target)
+
+    def _accept(self, listener: socket.socket) -> None:
+        # One connection per wake-up: the other workers, woken too, take the others, as
+        # sync workers share them out; this one would serve a burst of them in turn.
+        try:
+            client, addr = listener.accept()
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED):
+                return
+            raise
+        client.setblocking(False)
+        util.close_on_exec(client)
+        incoming = Incoming(MAX_HEAD_BYTES, self.max_body)
+        connection = _Reading(client, addr, listener, incoming, time.monotonic() + self.read_seconds)
+        self.reading[client.fileno()] = connection
+        self.poller.register(client, selectors.EVENT_READ, connection)
+        self._read(connection)  # most requests are here already: no wait for the next wake-up
+
+    def _read(self, connection: _Reading) -> None:
+        try:
+            data = connection.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # the client went away before its request was whole
+            self._forget(connection)
+            util.close(connection.sock)
+            return
+        state = connection.incoming.feed(data)
+        if state == MORE:
+            if connection.incoming.expects_continue and not connection.continued:
+                connection.continued = True
+                with contextlib.suppress(OSError):
+                    connection.sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+            return
+        self._forget(connection)
+        if state == HEAD_TOO_LARGE:
+            self._refuse(connection, errors.LimitRequestHeaders(f"head over {MAX_HEAD_BYTES} bytes"))
+        else:
+            self._serve(connection)
+
+    def _drain(self, connection: _Lingering) -> None:
+        try:
+            data = connection.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        connection.left -= len(data)
+        if not data or connection.left <= 0:
+            self._close_lingering(connection)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for connection in [c for c in self.reading.values() if c.deadline <= now]:
+            self._forget(connection)
+            self._refuse(connection, RequestTimeout(self.read_seconds))
+        for connection in [c for c in self.lingering.values() if c.deadline <= now]:
+            self._close_lingering(connection)
+
+    def _forget(self, connection: _Reading) -> None:
+        self.poller.unregister(connection.sock)
+        del self.reading[connection.sock.fileno()]
+
+    def _linger(self, sock: socket.socket) -> None:
+        """Half close ``sock`` (the answer is sent) and drain it in the loop until the
+        client closes it: closing with its bytes unread would reset the connection,
+        and the client might lose the answer."""
+        try:
+            sock.shutdown(socket.SHUT_WR)
+            sock.setblocking(False)
+        except OSError:
+            util.close(sock)
+            return
+        connection = _Lingering(sock, time.monotonic() + LINGER_SECONDS)
+        self.lingering[sock.fileno()] = connection
+        self.poller.register(sock, selectors.EVENT_READ, connection)
+
+    def _close_lingering(self, connection: _Lingering) -> None:
+        self.poller.unregister(connection.sock)
+        del self.lingering[connection.sock.fileno()]
+        util.close(connection.sock)
+
+    # -- serving a whole request ----------------------------------------------------
+
+    def _refuse(self, connection: _Reading, exc: Exception) -> None:
+        self.handle_error(None, connection.sock, connection.addr, exc)
+        self._linger(connection.sock)
+
+    def _serve(self, connection: _Reading) -> None:
+        """Serve the request read, as SyncWorker.handle does, but parsed from the bytes
+        received (the application never reads from the client); the answer is written
+        to the client with a bound on each write."""
+        client, addr = connection.sock, connection.addr
+        client.setblocking(True)
+        client.settimeout(self.read_seconds)
+        req = None
+        try:
+            parser = http.get_parser(self.cfg, [bytes(connection.incoming.data)], addr)
+            req = next(parser)
+            if connection.continued:
+                req._expected_100_continue = False  # sent already, while the body came
+            self.handle_request(connection.listener, req, client, addr)
+        except errors.NoMoreData as exc:
+            self.log.debug("Ignored an incomplete request. %s", exc)
+        except StopIteration as exc:
+            self.log.debug("Closing connection. %s", exc)
+            return  # handle_request closed it
+        except OSError as exc:
+            if exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN) and not isinstance(exc, TimeoutError):
+                self.log.exception("Socket error processing request.")
+            util.close(client)
+            return
+        except BaseException as exc:  # as SyncWorker.handle: gunicorn's refusals, the application's failures
+            self.handle_error(req, client, addr, exc)
+        self._linger(client)

@@ -2,58 +2,194 @@
 
 A replica lags its primary by a moment. A customer who scans the QR code a POS was just
 given, or a POS that reads back what it just created, must still find the receipt: a
-read that finds nothing on the replica is asked of the primary again. A replica that
-fails (down, too slow) is left alone for REST_SECONDS, its reads going to the primary,
-so that it costs one failed attempt per process, not one per request.
+read that finds nothing on the replica is asked of the primary again. A row that was
+changed (a sale voided or refunded, a receipt set aside, a contact attached) would be
+found on the replica as it was: whoever changes one names it (``wrote``), and for
+FRESH_SECONDS after the commit reads of that name go to the primary, in every process
+(the names are kept in the shared cache).
+
+A replica is optional for every read here (the primary can answer), so it gets little
+time: DATABASE_REPLICA_TIMEOUT seconds to connect and to answer. One that fails (down,
+hung, too slow) is marked down, in this process and in Redis for the other processes,
+and its reads go to the primary until it answers a health check again: a thread of
+this process probes it every PROBE_EVERY seconds, with the same short timeout. So a
+hung replica (SIGSTOP) costs each worker one short wait, not one per request or one
+every few seconds. The mark in Redis lives SHARED_MARK_SECONDS unless the probe renews
+it, so a process that died probing cannot keep a replica out for good.
 
 Only reads that change nothing and need nothing newer than what they find come here
 (getReceipt, the receipt pages); everything that writes, or decides on what it reads,
 reads the primary.
 """
 
+import contextlib
 import logging
+import os
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import psycopg
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+
+from receco.lib import sharedcache
+from receco.lib.postgresql import watchdog
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 REPLICAS = tuple(alias for alias in settings.DATABASES if alias.startswith("replica"))
-REST_SECONDS = 5.0
-_resting_until: dict[str, float] = {}
+PROBE_EVERY = 2.0  # seconds between health checks of a replica marked down
+SHARED_MARK_SECONDS = 10.0
+SHARED_VIEW_EVERY = 1.0  # how often a process reads the other processes' marks
+# How long after a change its rows are read from the primary: longer than a healthy
+# replica ever lags.
+FRESH_SECONDS = 60
+
+_lock = threading.Lock()
+_down: set[str] = set()  # marked down by this process, which probes them
+_shared_down: set[str] = set()  # marked down by any process, as last read from Redis
+_shared_read_at = 0.0
 
 
-def read(query: Callable[[str], T]) -> T:
+def wrote(*names: str) -> None:
+    """Note that the rows known by ``names`` (a receipt's token and short code) are being
+    changed: once the transaction in progress commits (now, outside one), reads of them
+    go to the primary for FRESH_SECONDS. Nothing to do without replicas."""
+    if not REPLICAS:
+        return
+    marks = {_mark(name): 1 for name in names if name}
+    transaction.on_commit(
+        lambda: sharedcache.guarded("read-your-writes", lambda: cache.set_many(marks, FRESH_SECONDS), None),
+        robust=True,
+    )
+
+
+def read(query: Callable[[str], T], name: str | None = None) -> T:
     """Return ``query(alias)`` run on a replica, or on the primary when no replica is
     configured or well, when the replica raises DoesNotExist (perhaps not replicated
-    yet) or fails."""
+    yet) or fails (the replica is then marked down), or when the row ``name`` names was
+    changed moments ago (``wrote``)."""
     alias = _pick()
+    if alias is not None and name is not None and _changed_lately(name):
+        alias = None
     if alias is not None:
         try:
-            return query(alias)
+            return _on_replica(alias, query)
         except ObjectDoesNotExist:
             pass
         except DatabaseError as exc:
-            _resting_until[alias] = time.monotonic() + REST_SECONDS
-            connections[alias].close()
-            logger.warning(
-                "read replica %s failed (%s); reading from the primary for %.0f s",
-                alias,
-                type(exc).__name__,
-                REST_SECONDS,
-            )
+            _mark_down(alias, exc)
     return query(DEFAULT_DB_ALIAS)
+
+
+def _mark(name: str) -> str:
+    return f"written:{name}"
+
+
+def _changed_lately(name: str) -> bool:
+    # With the shared cache down nobody can say: the primary answers.
+    return sharedcache.guarded("read-your-writes", lambda: cache.get(_mark(name)) is not None, True)
 
 
 def _pick() -> str | None:
     if not REPLICAS:
         return None
-    now = time.monotonic()
-    well = [alias for alias in REPLICAS if _resting_until.get(alias, 0.0) <= now]
+    if time.monotonic() - _shared_read_at >= SHARED_VIEW_EVERY:
+        _read_shared_marks()
+    well = [alias for alias in REPLICAS if alias not in _down and alias not in _shared_down]
     return random.choice(well) if well else None
+
+
+def _on_replica(alias: str, query: Callable[[str], T]) -> T:
+    connection = connections[alias]
+    connection.ensure_connection()  # bounded by the replica's connect_timeout
+    # A hung server answers nothing and enforces no statement_timeout: the watchdog cuts
+    # the connection after the replica's short deadline, not the primary's long one.
+    token = watchdog.arm(connection.connection.fileno(), settings.DATABASE_REPLICA_TIMEOUT)
+    try:
+        return query(alias)
+    finally:
+        watchdog.disarm(token)
+
+
+def _mark_down(alias: str, exc: Exception) -> None:
+    with contextlib.suppress(DatabaseError):
+        connections[alias].close()
+    params = connections[alias].get_connection_params()
+    params.pop("cursor_factory", None)  # the probe's one statement has a deadline of its own
+    with _lock:
+        if alias in _down:
+            return
+        _down.add(alias)
+    _set_shared_mark(alias, True)
+    logger.warning(
+        "read replica %s failed (%s); reading from the primary until it answers again",
+        alias,
+        type(exc).__name__,
+    )
+    threading.Thread(target=_probe, args=(alias, params), name=f"receco-probe-{alias}", daemon=True).start()
+
+
+def _probe(alias: str, params: dict) -> None:
+    """Check ``alias`` every PROBE_EVERY seconds until it answers; then let reads go to it."""
+    while True:
+        time.sleep(PROBE_EVERY)
+        if _answers(params):
+            break
+        _set_shared_mark(alias, True)  # still down: keep the others away too
+    _set_shared_mark(alias, False)
+    with _lock:
+        _down.discard(alias)
+        _shared_down.discard(alias)
+    logger.warning("read replica %s answers again; reading from it", alias)
+
+
+def _answers(params: dict) -> bool:
+    try:
+        with psycopg.connect(**params, autocommit=True) as connection:
+            token = watchdog.arm(connection.fileno(), settings.DATABASE_REPLICA_TIMEOUT)
+            try:
+                connection.execute("SELECT 1")
+            finally:
+                watchdog.disarm(token)
+    except (psycopg.Error, OSError):
+        return False
+    return True
+
+
+def _key(alias: str) -> str:
+    return sharedcache.key(f"replica-down:{alias}")
+
+
+def _set_shared_mark(alias: str, down: bool) -> None:
+    held = sharedcache.held_connection()
+    if held is None:
+        return
+    command = ("SET", _key(alias), "1", "EX", str(int(SHARED_MARK_SECONDS))) if down else ("DEL", _key(alias))
+    sharedcache.guarded("replica health", lambda: held.execute(*command), None)
+
+
+def _read_shared_marks() -> None:
+    global _shared_read_at, _shared_down
+    _shared_read_at = time.monotonic()
+    held = sharedcache.held_connection()
+    if held is None:
+        return
+    marks = sharedcache.guarded("replica health", lambda: held.execute("MGET", *map(_key, REPLICAS)), None)
+    if marks is not None:
+        _shared_down = {alias for alias, mark in zip(REPLICAS, marks, strict=True) if mark}
+
+
+def _forget_the_parent() -> None:
+    # A forked child has no probing thread: what its parent marked down it will find out again.
+    global _lock, _down, _shared_down, _shared_read_at
+    _lock, _down, _shared_down, _shared_read_at = threading.Lock(), set(), set(), 0.0
+
+
+os.register_at_fork(after_in_child=_forget_the_parent)

@@ -6,6 +6,8 @@ import re
 
 from gunicorn.glogging import Logger
 
+from receco.lib.addresses import plain_text
+
 # A receipt's token or short code: the path segment after a "receipt" segment
 # (/app/receipt/<reference>, its /send, /qr.png, ...).
 _REFERENCE = re.compile(r"(/receipt/)[^/]+")
@@ -19,6 +21,7 @@ def redact(path: str) -> str:
 class AccessLogger(Logger):
     def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
+        atoms["h"] = plain_text(atoms["h"])  # behind -b [::], an IPv4 client as its IPv4 address
         atoms["U"] = redact(atoms["U"] or "")
         atoms["r"] = "-"  # the raw request line: the unredacted path and the query string
         return atoms

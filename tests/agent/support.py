@@ -309,8 +309,17 @@ class AgentProcess:
 
 
 def run_cli(home: Path, *args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run ``receco-agent <args>`` with ``home`` and return the finished process."""
-    full_env = {**clean_environment(), "RECECO_AGENT_HOME": str(home), **(env or {})}
+    """Run ``receco-agent <args>`` with ``home`` and return the finished process.
+
+    Its agent port is a free one unless ``env`` names one: an agent that runs on the
+    default port (3001) on this machine is none of the test's business.
+    """
+    full_env = {
+        **clean_environment(),
+        "RECECO_AGENT_HOME": str(home),
+        "RECECO_AGENT_PORT": str(free_port()),
+        **(env or {}),
+    }
     return subprocess.run(
         [*agent_command(), *args], env=full_env, capture_output=True, text=True, timeout=timeout, check=False
     )

@@ -8,6 +8,7 @@ import threading
 from urllib.request import urlopen
 
 import pytest
+from receco_agent.cli import _rate_limit_line
 from receco_agent.outbox import Outbox
 
 from tests.agent.support import (
@@ -97,7 +98,7 @@ def test_init_says_to_restart_a_running_agent(tmp_path, closed_url):
     process = AgentProcess(home, {"RECECO_AGENT_PORT": str(port), "RECECO_API_URL": closed_url})
     try:
         process.start()
-        result = run_cli(home, "init", "--merchant-id", "test-shop-2")
+        result = run_cli(home, "init", "--merchant-id", "test-shop-2", env={"RECECO_AGENT_PORT": str(port)})
     finally:
         process.stop()
     assert result.returncode == 0, result.stderr
@@ -107,12 +108,30 @@ def test_init_says_to_restart_a_running_agent(tmp_path, closed_url):
     )
 
 
+def test_an_agent_of_another_home_on_the_port_is_none_of_this_homes_business(tmp_path, closed_url):
+    # As when another agent runs on the default port 3001 of the machine.
+    env = {"RECECO_AGENT_PORT": str(free_port()), "RECECO_API_URL": closed_url}
+    other = AgentProcess(tmp_path / "other", env)
+    other.home.mkdir()
+    home = tmp_path / "home"
+    try:
+        other.start()
+        init = run_cli(home, "init", "--merchant-id", "test-shop", env=env)
+        status = run_cli(home, "status", env=env)
+    finally:
+        other.stop()
+    assert init.stdout.endswith(
+        "Next: 'receco-agent test' to send a test sale, 'receco-agent start' to run the agent.\n"
+    )
+    assert status.stdout.startswith("Agent:        not running\n")
+
+
 def test_init_refuses_a_bad_key_and_says_why(tmp_path):
     result = run_cli(tmp_path / "home", "init", "--merchant-id", "test-shop", "--api-key", "abc")
     assert result.returncode == 2
     assert result.stderr == (
         "receco-agent: configuration error: apiKey must be a Receco API key starting with postest_ or poslive_ "
-        "(created in the merchant dashboard under Settings, API keys), or empty for none; got 'abc'\n"
+        "(made in the merchant dashboard: the API keys link of your shop), or empty for none; got 'abc'\n"
     )
     assert not (tmp_path / "home" / "config.json").exists()
 
@@ -356,3 +375,18 @@ def test_status_reports_a_damaged_queue(tmp_path, closed_url):
         "started. Sales waiting in it were not uploaded." in result.stdout
     )
     assert f"The queue file {home / 'queue.sqlite3'} is damaged" in result.stderr
+
+
+def test_status_says_what_the_services_rate_limits_hold_back():
+    limits = [
+        {"name": "minute", "quota": 1000, "window": 60, "remaining": 0},
+        {"name": "second", "quota": 100, "window": 1, "remaining": 40},
+    ]
+    assert _rate_limit_line(None) is None
+    assert _rate_limit_line({"wait_seconds": 0.0, "limits": limits, "refused": 0}) == (
+        "1000 calls a minute, 100 calls a second"
+    )
+    assert _rate_limit_line({"wait_seconds": 41.6, "limits": limits, "refused": 3}) == (
+        "1000 calls a minute, 100 calls a second; uploads wait 42 s for the limit; 3 call(s) refused with 429 since "
+        "the start"
+    )

@@ -118,7 +118,7 @@ def test_environment_overrides_the_file(tmp_path):
         (
             {"RECECO_API_KEY": "secret123"},
             "apiKey (from environment variable RECECO_API_KEY) must be a Receco API key starting with postest_ or "
-            "poslive_ (created in the merchant dashboard under Settings, API keys), or empty for none; got "
+            "poslive_ (made in the merchant dashboard: the API keys link of your shop), or empty for none; got "
             "'secret123'",
         ),
         (

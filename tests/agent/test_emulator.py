@@ -97,7 +97,31 @@ def test_an_invalid_sale_is_400(emulator, fake_service):
     assert (status, answer) == (400, {"status": "error", "error": "items must be a non-empty array"})
     status, answer, _ = post_json(f"{emulator}/test-transaction", None, raw=b"{")
     assert (status, answer) == (400, {"status": "error", "error": "Request body is not valid JSON"})
+    status, answer, _ = post_json(f"{emulator}/test-transaction", None, raw=b"[" * 100_000 + b"]" * 100_000)
+    assert (status, answer) == (
+        400,
+        {"status": "error", "error": "Request body nests arrays and objects more than 64 deep"},
+    )
+    status, answer, _ = post_json(f"{emulator}/test-transaction", None, raw=b'{"total": ' + b"1" * 5000 + b"}")
+    assert status == 400
+    assert answer["error"].startswith("Request body holds a number of more than 4300 digits")
     assert fake_service.requests == []
+
+
+@pytest.mark.parametrize(
+    ("currency", "symbol", "digits"), [(None, "₦", "2"), ("JPY", "¥", "0"), ("KWD", "KWD\u00a0", "3")]
+)
+def test_the_till_page_writes_amounts_in_the_tills_currency(currency, symbol, digits):
+    server = EmulatorServer(Till("http://127.0.0.1:1", "test-till", currency=currency), port=free_port())
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        with urlopen(f"http://127.0.0.1:{server.server_address[1]}/", timeout=10) as response:
+            page = response.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert f'<body data-currency-symbol="{symbol}" data-currency-digits="{digits}">' in page
 
 
 def test_an_unreachable_agent_is_502():

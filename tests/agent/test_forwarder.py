@@ -15,6 +15,7 @@ from tests.agent.support import Reply, calls_of, error_envelope, make_settings, 
 def agent(tmp_path, fake_service):
     agent = Agent(make_settings(tmp_path, fake_service.api_url))
     agent.forwarder._rng = random.Random(7)
+    agent.pacer.heard(0, ())  # as the start-up probe of a service that states no rate limits
     yield agent
     agent.forwarder.stop(10)
 
@@ -44,6 +45,17 @@ def test_drains_oldest_first_and_confirms_each(agent, fake_service):
     assert fake_service.tokens() == tokens
     assert all(agent.outbox.get(t).state == "done" for t in tokens)
     assert agent.online is True
+
+
+def test_until_the_service_has_answered_once_a_request_carries_one_call(tmp_path, fake_service):
+    agent = Agent(make_settings(tmp_path, fake_service.api_url))
+    try:
+        tokens = queue(agent, 5)
+        agent.forwarder.drain()
+    finally:
+        agent.forwarder.stop(10)
+    assert [len(calls_of(request)) for request in fake_service.requests] == [1, 4]
+    assert fake_service.tokens() == tokens
 
 
 def test_a_service_wide_failure_pauses_the_whole_queue_with_backoff(agent, fake_service):
@@ -205,3 +217,24 @@ def test_the_thread_survives_unexpected_errors(agent, fake_service, monkeypatch)
     agent.forwarder.start()
     wait_until(lambda: agent.outbox.get(tokens[0]).state == "done")
     assert len(calls) >= 2
+
+
+def test_a_request_that_failed_unexpectedly_gives_its_calls_back_to_the_pacer(tmp_path, fake_service, monkeypatch):
+    from receco_agent import forwarder
+
+    agent = Agent(make_settings(tmp_path, fake_service.api_url))  # limits not known yet: one call at a time
+    tokens = queue(agent, 3)
+    real = forwarder.client.call_batch
+
+    def broken(*args, **kwargs):
+        monkeypatch.setattr(forwarder.client, "call_batch", real)
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(forwarder.client, "call_batch", broken)
+    try:
+        with pytest.raises(RuntimeError):
+            agent.forwarder.drain()
+        assert agent.forwarder.drain() == IDLE_SECONDS
+    finally:
+        agent.forwarder.stop(10)
+    assert fake_service.tokens() == tokens

@@ -4,7 +4,8 @@ import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 
-from receco_agent.outbox import _SCHEMA, Outbox
+import pytest
+from receco_agent.outbox import _SCHEMA, _SCHEMA_2, DuplicateKey, Outbox
 
 
 def add(outbox, token, code="ABCDEF"):
@@ -190,6 +191,31 @@ def test_a_queue_of_the_first_version_is_upgraded_in_place(tmp_path):
     conn.close()
     [entry] = Outbox(path).pending()
     assert (entry.token, entry.procedure, entry.alone) == ("rcpt_old_000001", "createReceiptFromPOS", False)
+
+
+def test_a_queue_of_the_second_version_gets_keys_per_kind_and_refunds_after_their_sale(tmp_path):
+    path = tmp_path / "queue.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(_SCHEMA + _SCHEMA_2)
+    conn.execute("PRAGMA user_version=2")
+    rows = [
+        ("rcpt_sale_000001", "ABCDEF", "createReceiptFromPOS", "k-1", None),
+        ("rcpt_refund_00001", "", "refundReceipt", "k-2", "abcdef"),  # a refund by short code, as version 2 kept it
+    ]
+    for token, code, procedure, key, after in rows:
+        conn.execute(
+            "INSERT INTO outbox (token, short_code, body, created_at, updated_at, procedure, idempotency_key,"
+            " after_token) VALUES (?, ?, '{}', '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:00.000Z', ?, ?, ?)",
+            (token, code, procedure, key, after),
+        )
+    conn.commit()
+    conn.close()
+    outbox = Outbox(path)
+    assert [e.token for e in outbox.pending()] == ["rcpt_sale_000001"]  # the refund waits for its sale now
+    assert outbox.by_key("k-1").request_digest is None  # a retry of it is not compared
+    outbox.add("rcpt_refund_00002", "", "{}", idempotency_key="k-1", procedure="refundReceipt")
+    with pytest.raises(DuplicateKey):
+        outbox.add("rcpt_refund_00003", "", "{}", idempotency_key="k-2", procedure="refundReceipt")
 
 
 def test_an_error_followed_by_an_upload_is_no_longer_shown(tmp_path):

@@ -317,7 +317,46 @@ def test_printed_qr_and_short_code(tmp_path, fake_service):
     status, answer = agent.accept(json.dumps(SALE).encode())
     assert status == 200
     text = out.getvalue()
-    assert f"Short code: {answer['shortCode']}   total: 3000\n{answer['receiptUrl']}\n" in text
+    assert f"Short code: {answer['shortCode']}   total: ₦30.00\n{answer['receiptUrl']}\n" in text
+    assert "█" in text
+
+
+@pytest.mark.parametrize(
+    ("currency", "total", "printed"),
+    [
+        (None, 100, "₦1.00"),
+        ("JPY", 1500, "¥1,500"),
+        ("KWD", 1234567, "KWD\u00a01,234.567"),
+        ("XYZ", 5, "XYZ\u00a00.05"),
+    ],
+)
+def test_the_printed_total_is_money_as_the_receipt_page_writes_it(tmp_path, fake_service, currency, total, printed):
+    import io
+
+    from receco_agent.agent import Agent
+
+    out = io.StringIO()
+    agent = Agent(make_settings(tmp_path, fake_service.api_url, print_qr=True), out=out)
+    sale = {**SALE, "items": [{"name": "Tea", "quantity": 1, "unitPrice": total}], "totalAmount": total}
+    sale.pop("currency")
+    if currency:
+        sale["currency"] = currency
+    assert agent.accept(json.dumps(sale).encode())[0] == 200
+    assert f"   total: {printed}\n" in out.getvalue()
+
+
+def test_a_terminal_without_the_currency_symbol_gets_its_code(tmp_path, fake_service):
+    import io
+
+    from receco_agent.agent import Agent
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="cp437")  # a Windows console: block characters, no ₦
+    agent = Agent(make_settings(tmp_path, fake_service.api_url, print_qr=True), out=out)
+    status, answer = agent.accept(json.dumps(SALE).encode())
+    assert status == 200
+    text = raw.getvalue().decode("cp437")
+    assert f"Short code: {answer['shortCode']}   total: NGN 30.00\n" in text
     assert "█" in text
 
 
@@ -376,6 +415,65 @@ def test_a_retry_with_the_same_idempotency_key_answers_the_first_answer(agent_se
     assert len(fake_service.requests) == 1
     other = post_json(f"{agent_server.url}/transactions", SALE, headers={"Idempotency-Key": "pos-42-sale-8"})
     assert other[1]["receiptId"] != first[1]["receiptId"]
+
+
+def test_a_key_reused_for_a_different_sale_is_refused(offline_agent):
+    headers = {"Idempotency-Key": "pos-42-sale-7"}
+    first = post_json(f"{offline_agent.url}/transactions", SALE, headers=headers)
+    other = post_json(f"{offline_agent.url}/transactions", {**SALE, "totalAmount": 2999}, headers=headers)
+    assert first[0] == 200
+    assert other[:2] == (
+        422,
+        {
+            "status": "error",
+            "error": "This Idempotency-Key was first used for a different sale: a retry must send the same request "
+            "again, and a new sale needs a new key",
+        },
+    )
+    assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_retry_spaced_and_ordered_otherwise_is_the_same_request(offline_agent):
+    headers = {"Idempotency-Key": "pos-42-sale-7"}
+    first = post_json(f"{offline_agent.url}/transactions", SALE, headers=headers)[1]
+    raw = json.dumps(dict(reversed(SALE.items())), indent=2).encode()
+    again = post_json(f"{offline_agent.url}/transactions", None, headers=headers, raw=raw)
+    assert again[:2] == (200, first)
+
+
+def test_a_refund_sent_with_a_sales_key_is_a_refund_of_its_own(offline_agent):
+    headers = {"Idempotency-Key": "pos-42-7"}
+    sale = post_json(f"{offline_agent.url}/transactions", SALE, headers=headers)[1]
+    status, refund, _ = post_json(
+        f"{offline_agent.url}/refunds", {"receiptId": sale["receiptId"], "amount": 500}, headers=headers
+    )
+    assert status == 200
+    assert refund["receiptId"] != sale["receiptId"]
+    assert (refund["refundOf"], refund["shortCode"], refund["queued"]) == (sale["receiptId"], None, True)
+    outbox = offline_agent.agent.outbox
+    assert json.loads(outbox.get(refund["receiptId"]).body)["amount"] == 500
+    # And each is answered again for its own kind of request.
+    assert post_json(f"{offline_agent.url}/transactions", SALE, headers=headers)[:2] == (200, sale)
+    again = post_json(f"{offline_agent.url}/refunds", {"receiptId": sale["receiptId"], "amount": 500}, headers=headers)
+    assert again[:2] == (200, refund)
+    assert outbox.summary()["pending"] == 2
+
+
+def test_a_key_reused_for_a_different_refund_is_refused(offline_agent):
+    headers = {"Idempotency-Key": "r-1"}
+    assert (
+        post_json(f"{offline_agent.url}/refunds", {"receiptId": "rcpt_abc_123456", "amount": 500}, headers=headers)[0]
+        == 200
+    )
+    other = post_json(f"{offline_agent.url}/refunds", {"receiptId": "rcpt_abc_123456", "amount": 600}, headers=headers)
+    assert other[:2] == (
+        422,
+        {
+            "status": "error",
+            "error": "This Idempotency-Key was first used for a different refund: a retry must send the same "
+            "request again, and a new refund needs a new key",
+        },
+    )
 
 
 def test_a_transaction_id_in_the_body_is_an_idempotency_key_too(offline_agent):
@@ -511,9 +609,82 @@ def test_a_refund_retried_with_its_key_answers_the_first_answer(offline_agent):
     body = {"receiptId": "rcpt_abc_123456", "amount": 500}
     first = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
     again = post_json(f"{offline_agent.url}/refunds", body, headers={"Idempotency-Key": "r-1"})[1]
-    assert (first["queued"], first["shortCode"]) == (True, None)
-    assert again["receiptId"] == first["receiptId"]
+    assert (first["queued"], first["shortCode"], first["refundOf"]) == (True, None, "rcpt_abc_123456")
+    assert again == first
     assert offline_agent.agent.outbox.summary()["pending"] == 1
+
+
+def test_a_refund_by_short_code_of_a_queued_sale_waits_for_it_and_names_it_by_token(offline_agent):
+    sale = post_json(f"{offline_agent.url}/transactions", SALE)[1]
+    status, refund, _ = post_json(f"{offline_agent.url}/refunds", {"receiptId": sale["shortCode"].lower()})
+    assert (status, refund["refundOf"], refund["queued"]) == (200, sale["receiptId"], True)
+    outbox = offline_agent.agent.outbox
+    assert json.loads(outbox.get(refund["receiptId"]).body)["token"] == sale["receiptId"]
+    assert [entry.token for entry in outbox.pending()] == [sale["receiptId"]]  # the refund waits for its sale
+    outbox.mark_done(sale["receiptId"], 1, sale["shortCode"])
+    assert [entry.token for entry in outbox.pending()] == [refund["receiptId"]]
+
+
+def test_a_refund_of_a_refused_sale_fails_with_it_and_is_retried_after_it(offline_agent):
+    sale = post_json(f"{offline_agent.url}/transactions", SALE)[1]
+    refund = post_json(f"{offline_agent.url}/refunds", {"receiptId": sale["shortCode"]})[1]
+    outbox = offline_agent.agent.outbox
+    outbox.mark_failed(sale["receiptId"], 404, "Merchant not found")
+    failed = {item["token"]: item for item in outbox.summary()["failed_transactions"]}
+    assert failed[refund["receiptId"]]["error"] == (
+        f"Its sale {sale['receiptId']} was refused by the service: Merchant not found"
+    )
+    status, answer, _ = post_json(f"{offline_agent.url}/refunds", {"receiptId": sale["receiptId"]})
+    assert (status, answer) == (
+        409,
+        {
+            "status": "error",
+            "error": f"The sale {sale['receiptId']} was refused by the service (Merchant not found), so it cannot "
+            "be refunded",
+        },
+    )
+    assert outbox.retry_failed() == 2
+    assert [entry.token for entry in outbox.pending()] == [sale["receiptId"]]
+
+
+@pytest.mark.parametrize("path", ["/transactions", "/refunds"])
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "Request body nests arrays and objects more than 64 deep"),
+        (b'{"a":' * 500 + b"1" + b"}" * 500, "Request body nests arrays and objects more than 64 deep"),
+        (
+            b'{"totalAmount": ' + b"9" * 5000 + b', "amount": 1}',
+            "Request body holds a number of more than 4300 digits; amounts are integers in minor units",
+        ),
+    ],
+    ids=["100000-deep", "500-deep", "5000-digits"],
+)
+def test_bodies_that_python_cannot_read_are_400(offline_agent, path, raw, message):
+    status, answer, _ = post_json(f"{offline_agent.url}{path}", None, raw=raw)
+    assert (status, answer) == (400, {"status": "error", "error": message})
+
+
+def test_a_logo_url_that_does_not_parse_is_400(offline_agent):
+    for logo in ("http://[::1", "http://example.com:99999/logo.png"):
+        status, answer, _ = post_json(f"{offline_agent.url}/transactions", {**SALE, "merchantLogo": logo})
+        assert (status, answer) == (
+            400,
+            {"status": "error", "error": "merchantLogo must be an http:// or https:// URL"},
+        )
+    assert offline_agent.agent.outbox.summary()["pending"] == 0
+
+
+def test_an_unexpected_failure_is_answered_500_not_a_closed_connection(offline_agent, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(offline_agent.agent, "accept", broken)
+    status, answer, _ = post_json(f"{offline_agent.url}/transactions", SALE)
+    assert (status, answer) == (
+        500,
+        {"status": "error", "error": "The agent failed on this request (KeyError); see its log"},
+    )
 
 
 def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server, fake_service):

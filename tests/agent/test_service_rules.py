@@ -1,18 +1,25 @@
-"""The agent's copy of the service's input rules (receco_agent.service_rules) against the
-service's serializers: when one changes, this says to change the other."""
+"""The agent's copies of the service's rules against the service's own: its input rules
+(receco_agent.service_rules) against its serializers, its money formats (receco_agent.money)
+against receipts.money, its reading of the RateLimit headers against the headers the
+service writes. When one changes, this says to change the other."""
 
 import re
 
 import pytest
 from django.conf import settings
-from receco_agent import service_rules
+from receco_agent import money, service_rules
+from receco_agent.pacing import Limit, parse_limits
 from receco_agent.transactions import InvalidTransaction, validate
 from rest_framework import serializers
 
+from merchants.admission.limits import Quota, RateState
 from merchants.models import string_id_validator
+from receco.lib.rates import parse_rate
+from receipts import money as service_money
 from receipts.refunds import RefundSerializer
 from receipts.validation import (
     CARD_NUMBER_RE,
+    DEFAULT_CURRENCY,
     SaleSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -97,3 +104,73 @@ def test_the_agent_adds_up_a_sale_as_the_service_does(case):
     except InvalidTransaction:
         agent_refuses = True
     assert agent_refuses == (sums_problem(sale) is not None)
+
+
+def test_the_agents_currencies_are_the_services():
+    services = {code: (currency.symbol, currency.digits) for code, currency in service_money.CURRENCIES.items()}
+    agents = {code: (currency.symbol, currency.digits) for code, currency in money.CURRENCIES.items()}
+    assert agents == services
+    assert money.DEFAULT_CURRENCY == DEFAULT_CURRENCY
+
+
+@pytest.mark.parametrize(
+    ("amount", "code"),
+    [
+        (100, "NGN"),
+        (130000, "NGN"),
+        (-250, "GHS"),
+        (1500, "JPY"),
+        (1234567, "KWD"),
+        (5, "XYZ"),
+        (0, ""),
+        (10**15, "usd"),
+    ],
+)
+@pytest.mark.parametrize("symbol", [True, False])
+def test_the_agent_writes_amounts_as_the_service_does(amount, code, symbol):
+    assert money.format_amount(amount, code, symbol=symbol) == service_money.format_amount(amount, code, symbol=symbol)
+
+
+def test_the_agent_reads_the_rate_limit_headers_the_service_writes():
+    state = RateState(
+        (Quota(parse_rate("1000/m"), 950, 37), Quota(parse_rate("100/s"), 0, 1), Quota(parse_rate("30/5m"), 3, 299))
+    )
+    assert parse_limits(state.headers()) == (
+        Limit("minute", 950, 37.0, 1000, 60),
+        Limit("second", 0, 1.0, 100, 1),
+        Limit("300s", 3, 299.0, 30, 300),
+    )
+
+
+LOGOS = [
+    "https://cdn.example.com/logo.png",
+    "HTTP://EXAMPLE.COM/A.PNG",
+    "http://[::1]/logo.png",
+    "http://[::1",
+    "http://example.com:99999/logo.png",
+    "http://",
+    "http:///logo.png",
+    "ftp://example.com/logo.png",
+    "javascript:alert(1)",
+    "//example.com/logo.png",
+    "http://exa mple.com/logo.png",
+    "https://example.com/logo.png\n",
+]
+
+
+@pytest.mark.parametrize("logo", LOGOS)
+def test_the_agent_refuses_every_logo_the_service_refuses(logo):
+    try:
+        SaleSerializer().validate_merchant_logo(logo)
+        service_refuses = False
+    except serializers.ValidationError:
+        service_refuses = True
+    sale = {"merchantId": "test-shop", "items": [{"name": "Tea", "quantity": 1, "unitPrice": 1}], "totalAmount": 1}
+    try:
+        validate({**sale, "merchantLogo": logo})
+        agent_refuses = False
+    except InvalidTransaction:
+        agent_refuses = True
+    assert agent_refuses or not service_refuses
+    # The service's page cannot draw a logo it cannot parse: the agent never sends one.
+    assert agent_refuses == (logo in LOGOS[3:])

@@ -1,13 +1,16 @@
 """The agent against the real Receco service, served by pytest-django's live server."""
 
 import json
+import re
 from urllib.parse import quote
 
 import pytest
 from receco_agent.config import key_problem
 from receco_agent.outbox import Outbox
+from receco_agent.tokens import short_code_for, sign
 
 from merchants.keys import generate_key, revoke_key, well_formed
+from receco.ops import metrics
 from receipts.models import Receipt
 from tests.agent.support import (
     AgentProcess,
@@ -221,12 +224,14 @@ def test_a_short_code_taken_meanwhile_is_replaced_and_reported(agent_process, ap
     agent_process.terminate()
     other = {
         "token": "rcpt_other000_aaaaaa",
-        "short_code": answer["shortCode"],
         "merchant_string_id": "test-other-shop",
         "total_amount": 100,
         "items": [{"name": "Tea", "quantity": 1, "unit_price": 100, "total_price": 100}],
     }
     assert post_json(f"{api_url}/trpc/createReceiptFromPOS", other)[0] == 200
+    # Another receipt holds the printed code by chance: no sale may ask for a code derived
+    # from a token not its own (receipts.claims), so the chance is placed here directly.
+    Receipt.objects.filter(token="rcpt_other000_aaaaaa").update(short_code=answer["shortCode"])
 
     agent_process.start(RECECO_API_URL=api_url)
     wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
@@ -315,6 +320,10 @@ def test_the_merchants_key_is_sent_and_accepted(tmp_path, api_url, merchant, liv
     assert (status, answer["status"]) == (200, "success")
     receipt = Receipt.objects.get(token=answer["receiptId"])
     assert receipt.merchant == merchant
+    # Its token carries the proof of the key, and its short code is the token's.
+    body = re.fullmatch(r"(rcpt_[0-9a-z]+_[0-9a-z]{6})_[0-9A-Za-z]{28}", receipt.token).group(1)
+    assert receipt.token == sign(body, live_key.key)
+    assert receipt.short_code == answer["shortCode"] == short_code_for(receipt.token)
 
 
 @pytest.mark.parametrize(
@@ -420,3 +429,63 @@ def test_a_refund_of_a_queued_sale_goes_up_after_it(agent_process, api_url, clos
     assert (stored.refund_of.token, stored.total_amount) == (sold["receiptId"], 1000)
     assert queue.get(refund["receiptId"]).state == "done"
     assert agent_process.health()["short_code_changes"] == []  # a refund's code is the service's, not a change
+
+
+def test_a_refund_sent_with_its_sales_idempotency_key_is_made(tmp_path, api_url, merchant, live_key):
+    running = run_agent_server(
+        make_settings(tmp_path, api_url, merchant_id="mama-put", api_key=live_key.key), forwarder=False
+    )
+    headers = {"Idempotency-Key": "pos-7"}
+    try:
+        sold = post_json(f"{running.url}/transactions", sale("mama-put"), headers=headers)[1]
+        status, refund, _ = post_json(
+            f"{running.url}/refunds", {"receiptId": sold["receiptId"], "amount": 1000}, headers=headers
+        )
+        reused = post_json(f"{running.url}/refunds", {"receiptId": sold["receiptId"], "amount": 2000}, headers=headers)
+    finally:
+        stop_agent_server(running)
+    assert status == 200
+    stored = Receipt.objects.get(token=refund["receiptId"])
+    assert (stored.refund_of.token, stored.total_amount, refund["amount"]) == (sold["receiptId"], 1000, 1000)
+    assert reused[0] == 422
+    assert Receipt.objects.filter(refund_of__isnull=False).count() == 1
+
+
+def test_a_refund_by_short_code_never_overtakes_its_queued_sale(agent_process, api_url, closed_api_url):
+    agent_process.start(RECECO_API_URL=closed_api_url)
+    # The sale ends the first batch of 50 and its refund starts the second, sent at once.
+    tokens = [post_json(f"{agent_process.url}/transactions", sale())[1]["receiptId"] for _ in range(49)]
+    sold = post_json(f"{agent_process.url}/transactions", sale())[1]
+    refund = post_json(f"{agent_process.url}/refunds", {"receiptId": sold["shortCode"], "amount": 1000})[1]
+    tokens += [post_json(f"{agent_process.url}/transactions", sale())[1]["receiptId"] for _ in range(10)]
+    assert (refund["refundOf"], refund["queued"]) == (sold["receiptId"], True)
+    agent_process.terminate()
+
+    agent_process.start(RECECO_API_URL=api_url)
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=60)
+    assert agent_process.health()["failed"] == 0
+    stored = Receipt.objects.get(token=refund["receiptId"])
+    assert (stored.refund_of.token, stored.total_amount) == (sold["receiptId"], 1000)
+    assert receipts_by_token([*tokens, sold["receiptId"]]) == dict.fromkeys([*tokens, sold["receiptId"]], 1)
+
+
+def test_a_backlog_is_paced_by_the_services_rate_limits_without_a_refusal(
+    agent_process, api_url, closed_api_url, merchant, live_key, settings, monkeypatch
+):
+    settings.RECECO_RATELIMIT_LIVE_KEY = ["12/3s", "5/s"]
+    refused = []
+    monkeypatch.setattr(metrics, "rate_limit_refused", refused.append)
+    keyed = {"RECECO_MERCHANT_ID": "mama-put", "RECECO_API_KEY": live_key.key}
+    agent_process.start(RECECO_API_URL=closed_api_url, **keyed)
+    tokens = [post_json(f"{agent_process.url}/transactions", sale("mama-put"))[1]["receiptId"] for _ in range(30)]
+    agent_process.terminate()
+
+    agent_process.start(RECECO_API_URL=api_url, **keyed)
+    waiting = wait_until(lambda: (agent_process.health()["rate_limit"] or {}).get("wait_seconds"), timeout=30)
+    result = run_cli(agent_process.home, "status", env={**agent_process.env, **keyed})
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=60)
+    assert 0 < waiting <= 3
+    assert "Rate limit:   12 calls per 3 s, 5 calls a second" in result.stdout
+    assert refused == []
+    assert receipts_by_token(tokens) == dict.fromkeys(tokens, 1)
+    assert agent_process.health()["rate_limit"]["refused"] == 0

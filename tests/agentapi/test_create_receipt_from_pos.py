@@ -1,3 +1,4 @@
+import json
 from datetime import timedelta
 
 import pytest
@@ -259,6 +260,10 @@ def test_a_taken_short_code_gets_a_fresh_one(api, sale, receipt_factory):
         ({"accent_color": "red"}, "accent_color: Must be a hex colour like #1a2b3c or #abc"),
         ({"accent_color": "#12345g"}, "accent_color: Must be a hex colour like #1a2b3c or #abc"),
         ({"merchant_logo": "javascript:alert(1)"}, "merchant_logo: Must be an http:// or https:// URL"),
+        # urllib.parse cannot split these: stored, they made every page of the receipt a 500.
+        ({"merchant_logo": "http://[::1"}, "merchant_logo: Must be a URL with a valid host name and port"),
+        ({"merchant_logo": "https://a.example:99999"}, "merchant_logo: Must be a URL with a valid host name and port"),
+        ({"merchant_logo": "https://:443/a.png"}, "merchant_logo: Must be a URL with a valid host name and port"),
         ({"token": "short"}, "token: Must be 8 to 64 letters, digits, '_' or '-'"),
         ({"short_code": "AB-12!"}, "short_code: Must be 6 letters or digits"),
         ({"short_code": "ſſſſſſ"}, "short_code: Must be 6 letters or digits"),
@@ -312,3 +317,17 @@ def test_it_refuses_get(api, db):
     assert body == error_envelope(
         405, "METHOD_NOT_SUPPORTED", "createReceiptFromPOS is a mutation: call it with POST, not GET", PATH
     )
+
+
+# Issue 19.10: the agent closed the connection on these; the service answers a clear 400.
+def test_json_nested_too_deep_is_refused(api, db):
+    status, body = api.post(PATH, raw_body="[" * 100_000 + "]" * 100_000)
+    assert body == invalid("The request body is not valid JSON: depth limit exceeded: line 1 column 1026 (char 1025)")
+
+
+def test_an_integer_of_5000_digits_is_refused(api, sale):
+    raw = json.dumps(sale).replace('"total_amount": 130000', '"total_amount": ' + "9" * 5000)
+    status, body = api.post(PATH, raw_body=raw)
+    assert (status, body["error"]["data"]["code"]) == (400, "INVALID_INPUT")
+    assert body["error"]["message"].startswith("The request body is not valid JSON: number is infinity")
+    assert not Receipt.objects.exists()

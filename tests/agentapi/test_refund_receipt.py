@@ -74,6 +74,56 @@ def test_listed_items_are_refunded_at_their_share(api, merchant, live_key, recei
     assert refund["items"] == [{"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000}]
 
 
+def test_refunding_items_one_by_one_adds_up_to_what_was_paid(api, merchant, live_key, receipt_factory):
+    # Two items at 1 with a total of 3 (a tax added on top): each refund's share rounds, yet
+    # the second item is not refused and the two refunds give back the 3 that was paid.
+    items = [{"name": "Sweet", "quantity": 1, "unit_price": 1, "total_price": 1}] * 2
+    sale = receipt_factory(items=items, total_amount=3)
+    first = _refund(api, live_key, token=sale.token, items=[{"index": 0, "quantity": 1}])
+    second = _refund(api, live_key, token=sale.token, items=[{"index": 1, "quantity": 1}])
+    assert (first[0], second[0]) == (200, 200), second
+    assert [first[1]["result"]["data"]["amount"], second[1]["result"]["data"]["amount"]] == [2, 1]
+    assert _read(api, sale.token, live_key)["status"] == "refunded"
+
+
+def test_refunding_every_item_refunds_the_sale(api, merchant, live_key, receipt_factory):
+    # Three items at 3,333 with a total of 10,750: refunded one by one, nothing is left over.
+    items = [{"name": f"Item {n}", "quantity": 1, "unit_price": 3333, "total_price": 3333} for n in range(3)]
+    sale = receipt_factory(items=items, total_amount=10750)
+    amounts = [
+        _refund(api, live_key, token=sale.token, items=[{"index": n, "quantity": 1}])[1]["result"]["data"]["amount"]
+        for n in range(3)
+    ]
+    assert amounts == [3583, 3584, 3583]
+    data = _read(api, sale.token, live_key)
+    assert data["status"] == "refunded"
+    assert sum(entry["amount"] for entry in data["refunds"]) == 10750
+
+
+def test_refunding_every_item_gives_back_the_tip_too(api, merchant, live_key, receipt_factory):
+    sale = receipt_factory(subtotal_amount=130000, tip_amount=5000, total_amount=135000)
+    first = _refund(api, live_key, token=sale.token, items=[{"index": 1, "quantity": 1}])
+    assert first[1]["result"]["data"]["amount"] == 30000  # an item's share: the tip is not an item
+    rest = _refund(api, live_key, token=sale.token, items=[{"index": 0, "quantity": 2}])
+    assert rest[1]["result"]["data"]["amount"] == 105000
+    assert _read(api, sale.token, live_key)["status"] == "refunded"
+
+
+def test_a_sale_has_a_bounded_number_of_refunds(api, sale, settings):
+    # Anyone may refund a test- merchant's receipt: without a bound, thousands of one-unit
+    # refunds made its getReceipt answer hundreds of kilobytes.
+    from receipts.refunds import MAX_REFUNDS
+
+    status, body = api.post("createReceiptFromPOS", {**sale, "merchant_string_id": "test-tiny-refunds"})
+    token = body["result"]["data"]["token"]
+    for _ in range(MAX_REFUNDS):
+        assert api.post(PATH, {"token": token, "amount": 1})[0] == 200
+    status, body = api.post(PATH, {"token": token, "amount": 1})
+    assert status == 409
+    assert body == error_envelope(409, "CONFLICT", f"A receipt can be refunded at most {MAX_REFUNDS} times", PATH)
+    assert Receipt.objects.filter(refund_of__token=token).count() == MAX_REFUNDS
+
+
 def test_an_item_is_not_refunded_more_often_than_it_was_sold(api, stored, live_key):
     assert _refund(api, live_key, token=stored.token, items=[{"index": 0, "quantity": 1}])[0] == 200
     assert _refund(api, live_key, token=stored.token, items=[{"index": 0, "quantity": 1}])[0] == 200
@@ -174,7 +224,7 @@ def test_the_customer_of_the_sale_gets_the_refund_receipt(api, receipt_factory, 
     assert status == 200
     (message,) = mailoutbox
     assert message.to == ["ada@example.com"]
-    assert body["result"]["data"]["token"] in message.body
+    assert f"/app/receipt/{body['result']['data']['short_code']}\n" in message.body
 
 
 def test_refunds_through_a_batch(api, stored, live_key):

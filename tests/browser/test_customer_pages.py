@@ -45,6 +45,19 @@ def test_typing_a_code_opens_the_receipt(phone, live_server, receipt):
     _no_complaints(phone)
 
 
+@pytest.mark.parametrize("typed", ["k7p 2qx", "K7P-2QX"])
+def test_a_code_typed_with_spaces_or_a_dash_opens_the_receipt(phone, live_server, receipt, artifacts, typed):
+    page = phone.page
+    page.goto(f"{live_server.url}/app/scan")
+    page.get_by_label("Receipt code").fill(typed)
+    expect(page.locator("#code-hint")).to_have_text("Letters and digits, any case; spaces and dashes are ignored.")
+    if "-" in typed:
+        page.screenshot(path=artifacts / "scan-typed-dash-360x740.png")
+    page.get_by_role("button", name="Open").click()
+    page.wait_for_url(f"{live_server.url}/app/receipt/{receipt.token}")
+    _no_complaints(phone)
+
+
 def test_an_unknown_code_is_explained_on_the_same_page(phone, live_server, receipt):
     page = phone.page
     page.goto(f"{live_server.url}/app/scan")
@@ -69,8 +82,8 @@ def test_asking_for_the_receipt_by_email(phone, live_server, receipt, mailoutbox
     [email] = mailoutbox
     assert email.to == ["ada.customer@example.com"]
     assert email.subject == "Your receipt from Mama Put Kitchen: ₦1,612.50"
-    assert receipt.public_url in email.body
-    assert receipt.public_url in email.alternatives[0][0]
+    assert receipt.message_url in email.body
+    assert receipt.message_url in email.alternatives[0][0]
     _no_complaints(phone)
 
 

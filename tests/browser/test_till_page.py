@@ -29,7 +29,7 @@ def test_the_till_page_fits_a_360_pixel_screen(browser, till_url, artifacts):
             page.fill("#item-price", price)
             page.fill("#item-qty", quantity)
             page.click("#add-form button[type=submit]")
-        assert page.locator("#total").inner_text() == "5,500.00"
+        assert page.locator("#total").inner_text() == "₦5,500.00"
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         page.screenshot(path=artifacts / "till-360x740.png", full_page=True)
         charge = page.locator("#charge").bounding_box()

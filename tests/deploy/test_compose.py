@@ -159,3 +159,16 @@ def test_the_database_and_redis_are_the_compose_services(compose, example_env):
     assert environment["DATABASE_URL"] == f"postgres://receco:{password}@postgres:5432/receco"
     assert environment["REDIS_URL"] == "redis://redis:6379/0"
     assert environment["RECECO_TASKS_BACKEND"] == "database"
+
+
+def test_the_web_service_reads_whole_requests_before_a_worker_serves_them(compose):
+    """Issue 19.8: the deployment withstands slow clients (tests/receco/test_slow_clients.py
+    replays them against gunicorn.conf.py): the web service runs the image's command,
+    gunicorn with gunicorn.conf.py, whose worker class reads each request whole first."""
+    assert "command" not in compose["services"]["web"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert 'CMD ["gunicorn", "--config", "gunicorn.conf.py", "receco.wsgi"]' in dockerfile
+    config = (ROOT / "gunicorn.conf.py").read_text()
+    assert re.findall(r"^worker_class = (.+)$", config, flags=re.MULTILINE) == [
+        '"receco.lib.gunicorn_workers.BufferingWorker"'
+    ]

@@ -63,3 +63,37 @@ def test_the_log_names_neither_user_nor_address(client, owner, caplog):
 def test_a_client_without_an_address_signs_in(client, owner):
     # gunicorn on a Unix socket with no proxy header in front: there is no address to count.
     assert _sign_in(client, owner.username, PASSWORD, ip="").status_code == 302
+
+
+def test_an_address_spraying_many_user_names_is_locked_out(client, owner):
+    """Issue 19.17: twelve user names from one address, one wrong password each, met no lock-out."""
+    names = [f"staff-{n}" for n in range(11)] + [owner.username]
+    statuses = [_sign_in(client, name, "Summer2026!").status_code for name in names]
+    assert statuses == [200] * 9 + [429] * 3
+    # Every user name is refused from there for the pause, the right password included...
+    response = _sign_in(client, owner.username, PASSWORD)
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) == 15 * 60
+    # ...and nowhere else.
+    assert _sign_in(client, owner.username, PASSWORD, ip="198.51.100.4").status_code == 302
+
+
+def test_a_right_password_does_not_wipe_the_address_count(client, owner, member):
+    for n in range(8):
+        _sign_in(client, f"staff-{n}", "guess")
+    assert _sign_in(client, member.username, PASSWORD).status_code == 302  # the sprayer's own account
+    client.logout()
+    assert _sign_in(client, "staff-8", "guess").status_code == 200
+    assert _sign_in(client, "staff-9", "guess").status_code == 429
+
+
+def test_the_address_limit_is_a_setting(client, owner, settings):
+    settings.RECECO_LOGIN_ADDRESS_FAILURE_LIMIT = 3
+    assert [_sign_in(client, f"staff-{n}", "guess").status_code for n in range(3)] == [200, 200, 429]
+
+
+def test_an_operator_unlocks_an_address_with_a_command(client, owner):
+    for n in range(10):
+        _sign_in(client, f"staff-{n}", "guess")
+    call_command("axes_reset_ip", "203.0.113.7")
+    assert _sign_in(client, owner.username, PASSWORD).status_code == 302

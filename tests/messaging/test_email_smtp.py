@@ -45,8 +45,8 @@ def test_a_well_formed_email_reaches_the_smtp_server(smtp, receipt, django_captu
     assert message.get_content_type() == "multipart/alternative"
     text = message.get_body(preferencelist=("plain",)).get_content()
     html = message.get_body(preferencelist=("html",)).get_content()
-    assert receipt.public_url in text
-    assert f'href="{receipt.public_url}"' in html
+    assert receipt.message_url in text
+    assert f'href="{receipt.message_url}"' in html
     assert "₦1,300.00" in text
     assert receipt.deliveries.get().status == "sent"
 

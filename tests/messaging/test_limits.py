@@ -153,7 +153,7 @@ def test_an_email_for_a_sale_sent_without_the_key_carries_none_of_its_free_text(
     assert lure not in message.body
     assert lure not in message.alternatives[0][0]
     assert "Mama Put Kitchen" in message.body
-    assert Receipt.objects.get().public_url in message.body
+    assert Receipt.objects.get().message_url in message.body
 
 
 def test_an_email_for_a_keyed_sale_lists_its_items(api, sale, live_key, sent):

@@ -2,6 +2,7 @@
 workers (prometheus-client's multiprocess mode), JSON log lines, readiness without a
 database."""
 
+import http.client
 import json
 import os
 import signal
@@ -138,3 +139,33 @@ def test_readyz_says_the_database_does_not_answer(tmp_path):
         "reason": "the database did not answer",
         "problems": {"database": "the database did not answer"},
     }
+
+
+def _status_from(source: str, server, path: str) -> int:
+    """The status of GET ``path`` sent from the local address ``source``."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60, source_address=(source, 0))
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_behind_a_dual_stack_bind_ipv4_clients_are_their_ipv4_address(tmp_path):
+    """Issue 19.13: behind -b [::] IPv4 clients arrive as ::ffff:a.b.c.d, and all of them
+    shared one /64 bucket, /metrics refused 127.0.0.1 and the log showed the mapped form."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    migrate(database)
+    server = start_gunicorn(
+        database, tmp_path / "gunicorn.log", host="[::]", access_log=True,
+        RECECO_METRICS="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"), RECECO_RATELIMIT_ANONYMOUS="3/m",
+    )  # fmt: skip
+    try:
+        assert _status_from("127.0.0.1", server, "/metrics") == 200
+        assert [_status_from("127.0.0.2", server, _MISSING_PATH) for _ in range(4)] == [404, 404, 404, 429]
+        assert _status_from("127.0.0.3", server, _MISSING_PATH) == 404  # an allowance of its own
+    finally:
+        server.stop()
+        forget_cache_prefix()
+    access = [line for line in server.log.read_text().splitlines() if '"GET ' in line]
+    assert [line.split()[0] for line in access] == ["127.0.0.1"] + ["127.0.0.2"] * 4 + ["127.0.0.3"]

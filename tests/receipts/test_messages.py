@@ -20,13 +20,13 @@ def test_the_email_has_text_and_html_parts_with_the_link(receipt):
     assert message.to == [EMAIL]
     assert message.from_email == "Mama Put Kitchen <receipts@localhost>"
     assert message.extra_headers["Auto-Submitted"] == "auto-generated"
-    assert receipt.public_url in message.body
+    assert "https://receipts.example.test/app/receipt/K7P2QX\n" in message.body
     assert "Jollof rice\n  2 x ₦500.00 = ₦1,000.00" in message.body
     assert "TOTAL: ₦1,300.00" in message.body
     assert "22 November 2026, 11:15 WAT" in message.body
     html, mimetype = message.alternatives[0]
     assert mimetype == "text/html"
-    assert f'<a href="{receipt.public_url}"' in html
+    assert '<a href="https://receipts.example.test/app/receipt/K7P2QX"' in html
     assert "background:#c2410c;color:#ffffff" in html
     # A well-formed MIME message: multipart/alternative, text first, then HTML.
     mime = message.message()
@@ -51,6 +51,17 @@ def test_the_email_escapes_merchant_fields_in_html_only(receipt_factory, merchan
     assert "Ade &amp; Sons &lt;b&gt;" in html
 
 
+def test_messages_never_carry_a_token_the_pos_chose(receipt_factory):
+    # A token is the POS's to choose: one that says anything it likes must not reach the
+    # customer's phone or inbox as the service's words. Messages link by short code.
+    receipt = receipt_factory(token="Call-08031234567-to-claim-your-prize")
+    text = compose_sms(receipt)
+    message = compose_email(receipt, EMAIL)
+    assert text.endswith(": https://receipts.example.test/app/receipt/K7P2QX")
+    for body in (text, message.body, message.alternatives[0][0]):
+        assert "claim-your-prize" not in body
+
+
 def test_a_merchant_name_cannot_inject_headers(receipt_factory, merchant):
     _named(merchant, "Shop\r\nBcc: victim@example.com")
     receipt = receipt_factory()
@@ -63,7 +74,10 @@ def test_the_text_message_is_short_and_in_the_gsm_alphabet(receipt_factory, merc
     _named(merchant, "A very long merchant name that goes on and on and on")
     receipt = receipt_factory()
     text = compose_sms(receipt)
-    assert text == f"Your receipt from A very long merchant name that goes o..., NGN 1,300.00: {receipt.public_url}"
+    assert text == (
+        "Your receipt from A very long merchant name that goes o..., NGN 1,300.00: "
+        "https://receipts.example.test/app/receipt/K7P2QX"
+    )
     assert set(text) <= GSM_BASIC  # 160 characters a part, not 70
     assert len(text) <= 160
 

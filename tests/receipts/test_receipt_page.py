@@ -91,6 +91,17 @@ def test_a_logo_that_is_not_http_is_not_shown(client, receipt):
     assert "javascript" not in response["Content-Security-Policy"]
 
 
+@pytest.mark.parametrize("logo", ["http://[::1", "https://cdn.example:99999/a.png"])
+def test_a_logo_stored_before_it_was_refused_is_not_shown(client, receipt, logo):
+    receipt.merchant_logo = logo
+    receipt.save(update_fields=["merchant_logo"])
+    response = client.get(f"/app/receipt/{receipt.token}")
+    assert response.status_code == 200
+    assert b'class="logo"' not in response.content
+    assert "img-src 'self' data:;" in response["Content-Security-Policy"]
+    assert receipt.message_url in compose_email(receipt, "customer@example.com").body
+
+
 def test_the_policy_allows_no_inline_script_and_no_other_origin(client, receipt):
     response = client.get(f"/app/receipt/{receipt.token}")
     policy = response["Content-Security-Policy"]

@@ -30,26 +30,63 @@ def test_it_sends_the_body_and_headers_and_nothing_else(receiver):
 @pytest.mark.parametrize(
     "address",
     ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",  # noqa: S104
-     "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"],
+     "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1",
+     # Issue 19.14: IPv6 forms that carry a private IPv4 address, and deprecated ranges.
+     "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "2002:7f00:1::", "2002:a00:1::1", "::127.0.0.1", "::10.0.0.1",
+     "::8.8.8.8", "::ffff:0:127.0.0.1", "::ffff:0:a9fe:a9fe", "fec0::1", "64:ff9b:1::a00:1"],
 )  # fmt: skip
 def test_private_loopback_and_link_local_addresses_are_not_public(address):
     assert not is_public(ipaddress.ip_address(address))
 
 
-@pytest.mark.parametrize("address", ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8"])
+REFUSED = (
+    "resolves to no public internet address: not allowed "
+    "(receivers on your own network need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES=1)"
+)
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"],
+)
 def test_public_addresses_are(address):
     assert is_public(ipaddress.ip_address(address))
 
 
 def test_a_name_that_resolves_to_a_private_address_is_refused(settings):
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
-    with pytest.raises(AddressRefused, match=r"^localhost resolves to a private address \(.*127\.0\.0\.1"):
+    settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = False
+    with pytest.raises(AddressRefused) as refused:
         resolve("localhost", 80)
+    assert str(refused.value) == f"localhost {REFUSED}"
+
+
+def test_in_debug_a_receiver_on_this_machine_is_allowed(settings):
+    """Issue 26.1: with ./dev up (debug), an endpoint at http://127.0.0.1:8765/hook was
+    accepted and then every delivery failed: loopback receivers work where http://localhost
+    is allowed; other private addresses still need RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES."""
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    settings.DEBUG = True
+    assert resolve("127.0.0.1", 8765) == [(socket.AF_INET, "127.0.0.1")]
+    with pytest.raises(AddressRefused):
+        resolve("10.20.30.40", 443)
+
+
+def test_the_refusal_does_not_name_the_address_a_name_resolved_to(settings, monkeypatch):
+    """Issue 19.14: the message, shown to the endpoint's owner, named the private address,
+    which let an owner map the service's internal DNS."""
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
+    found = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.20.30.40", 443))]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: found)
+    with pytest.raises(client.SendError) as refused:
+        client.post("https://billing.internal.example/hooks", b"{}", {}, timeout=5)
+    assert str(refused.value) == f"billing.internal.example {REFUSED}"
 
 
 def test_the_request_is_not_made_to_a_refused_address(settings, receiver):
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = False
-    with pytest.raises(client.SendError, match="resolves to a private address"):
+    settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = False
+    with pytest.raises(client.SendError, match="resolves to no public internet address"):
         client.post(receiver.url, b"{}", {}, timeout=5)
     assert receiver.requests == []
 

@@ -2,4 +2,4 @@
 receipt token, short code and QR code at once, and uploads the receipt to the Receco
 service through a durable local queue."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,6 +1,7 @@
 """The agent's core: accept a sale from the POS, make it durable, try to upload it at once,
 and answer the POS; shared by the HTTP server and the ``test`` command."""
 
+import dataclasses
 import json
 import logging
 import sys
@@ -11,16 +12,20 @@ from typing import TextIO
 from receco_agent import __version__, client, qr
 from receco_agent.config import Settings
 from receco_agent.forwarder import Forwarder, outcome_of
+from receco_agent.money import DEFAULT_CURRENCY, format_amount
 from receco_agent.outbox import CREATE_RECEIPT, DuplicateKey, Entry, Outbox, Outcome
-from receco_agent.refunds import REFUND_PROCEDURE, parse_refund
+from receco_agent.pacing import Pacer
+from receco_agent.refunds import REFUND_PROCEDURE, validate_refund
 from receco_agent.refunds import to_service_input as refund_input
 from receco_agent.service_rules import MAX_BODY_BYTES
-from receco_agent.tokens import new_short_code, new_token
+from receco_agent.tokens import new_token, short_code_for
 from receco_agent.transactions import (
     InvalidTransaction,
+    decode_json,
     iso_utc,
-    parse_body,
+    request_digest,
     to_service_input,
+    validate,
 )
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,9 @@ class Agent:
     def __init__(self, settings: Settings, out: TextIO | None = None):
         self.settings = settings
         self.outbox = Outbox(settings.queue_path)
+        # Every call to the service, a sale's or the backlog's, takes its turn by the
+        # service's rate limits here.
+        self.pacer = Pacer()
         self.forwarder = Forwarder(self, QUEUE_UPLOAD_TIMEOUT)
         self.online: bool | None = None
         self.last_contact: str | None = None
@@ -59,7 +67,9 @@ class Agent:
 
     def check_service(self) -> None:
         """Find out whether the service answers, for /health before the first sale."""
-        reachable, detail = client.probe(self.settings.api_url, self.settings.api_key, SALE_UPLOAD_TIMEOUT)
+        reachable, detail = client.probe(
+            self.settings.api_url, self.settings.api_key, SALE_UPLOAD_TIMEOUT, pacer=self.pacer
+        )
         self._contact(reachable)
         (log.info if reachable else log.warning)("Receco service at %s: %s", self.settings.api_url, detail)
 
@@ -73,17 +83,27 @@ class Agent:
         """Send one queued sale and record the outcome in the queue.
 
         A refusal during a sale removes the row (the POS is told); during draining it marks
-        the row failed. A transient failure leaves the row pending.
+        the row failed. A transient failure leaves the row pending, and so does the service's
+        rate limit when it allows no call now (the forwarder sends the row when it does).
         """
-        answer = client.create_receipt(
-            self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
-        )
+        granted, _ = self.pacer.grant(1)
+        if not granted:
+            return client.Answer(client.TRANSIENT, None, "held back by the service's rate limit")
+        try:
+            answer = client.create_receipt(
+                self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
+            )
+        except BaseException:
+            self.pacer.unused(1)
+            raise
+        self.pacer.heard(1, answer.limits, refused=int(answer.status == 429), retry_after=answer.retry_after)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
             requested = json.loads(body).get("short_code")
             assigned = answer.data.get("short_code") or requested
             receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
-            self.outbox.mark_done(token, receipt_id, assigned)
+            amount = answer.data.get("amount") if procedure == REFUND_PROCEDURE else None
+            self.outbox.mark_done(token, receipt_id, assigned, amount if isinstance(amount, int) else None)
             if requested and assigned != requested:
                 log.warning(
                     "Short code %s was taken: the service gave receipt %s the code %s; "
@@ -152,14 +172,17 @@ class Agent:
     def accept(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
         """Handle one POS request body; return (HTTP status, JSON answer) for the POS.
 
-        A request with the ``idempotency_key`` of an earlier one answers that one's receipt.
+        A sale with the ``idempotency_key`` of an earlier sale answers that one's receipt
+        when it is the same request, and 422 when it is not.
         """
         try:
-            tx = parse_body(body)
+            document = decode_json(body)
+            tx = validate(document)
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
+        digest = request_digest(document)
         idempotency_key = idempotency_key or tx.transaction_id
-        earlier = self._earlier_answer(idempotency_key)
+        earlier = self._earlier_answer(CREATE_RECEIPT, idempotency_key, digest)
         if earlier is not None:
             return earlier
         configured = self.settings.merchant_id
@@ -168,7 +191,8 @@ class Agent:
                 "status": "error",
                 "error": f"merchantId {tx.merchant_id!r} is not the merchant this agent is set up for ({configured!r})",
             }
-        token, short_code = new_token(), new_short_code()
+        token = new_token(self.settings.api_key)
+        short_code = short_code_for(token)
         payload = json.dumps(
             to_service_input(tx, token, short_code, datetime.now(UTC)),
             separators=(",", ":"),
@@ -183,10 +207,12 @@ class Agent:
         self.claim(token)
         try:
             try:
-                self.outbox.add(token, short_code, payload, tx.local_fields, idempotency_key=idempotency_key)
+                self.outbox.add(
+                    token, short_code, payload, tx.local_fields, idempotency_key=idempotency_key, request_digest=digest
+                )
             except DuplicateKey:
-                # The same request, sent again while the first was being stored.
-                return self._answer_again(self.outbox.by_key(idempotency_key))
+                # The same key, sent again while the first request was being stored.
+                return self._answer_again(self.outbox.by_key(idempotency_key), digest)
             except Exception as exc:
                 log.exception(
                     "Could not store sale %s in the local queue %s",
@@ -210,7 +236,7 @@ class Agent:
                     answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
         finally:
             self.release(token)
-        return self._answer(token, short_code, tx.total_amount, answer)
+        return self._answer(token, short_code, tx.total_amount, tx.strings.get("currency"), answer)
 
     def refund(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
         """Handle one POS refund; return (HTTP status, JSON answer).
@@ -220,25 +246,37 @@ class Agent:
         refund went up at once, else ``shortCode`` is null and ``queued`` true.
         """
         try:
-            refund = parse_refund(body)
+            document = decode_json(body)
+            refund = validate_refund(document)
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
+        digest = request_digest(document)
         idempotency_key = idempotency_key or refund.transaction_id
-        earlier = self._earlier_answer(idempotency_key)
+        earlier = self._earlier_answer(REFUND_PROCEDURE, idempotency_key, digest)
         if earlier is not None:
             return earlier
-        token = new_token()
+        # The sale it names, by token or short code, when it was made here: the refund goes
+        # after it, and names it by its token (its printed code may have been replaced).
+        original = self.outbox.find_sale(refund.receipt_id)
+        if original is not None:
+            if original.state == "failed":
+                return 409, {
+                    "status": "error",
+                    "error": f"The sale {original.token} was refused by the service ({original.last_error}), "
+                    "so it cannot be refunded",
+                }
+            refund = dataclasses.replace(refund, receipt_id=original.token)
+        token = new_token(self.settings.api_key)
         payload = json.dumps(refund_input(refund, token), separators=(",", ":"))
-        original = self.outbox.get(refund.receipt_id)
         self.claim(token)
         try:
             try:
                 self.outbox.add(
                     token, "", payload, idempotency_key=idempotency_key, procedure=REFUND_PROCEDURE,
-                    after_token=refund.receipt_id,
+                    after_token=original.token if original is not None else None, request_digest=digest,
                 )  # fmt: skip
             except DuplicateKey:
-                return self._answer_again(self.outbox.by_key(idempotency_key))
+                return self._answer_again(self.outbox.by_key(idempotency_key, REFUND_PROCEDURE), digest)
             except Exception as exc:
                 log.exception("Could not store refund %s in the local queue", token)
                 return 500, {"status": "error", "error": f"Could not store the refund in the local queue: {exc}"}
@@ -266,31 +304,46 @@ class Agent:
             self.forwarder.notify_queued()
         return 200, result
 
-    def _earlier_answer(self, idempotency_key: str | None) -> tuple[int, dict] | None:
-        """The answer to the request first sent with ``idempotency_key``, or None if there was none."""
+    def _earlier_answer(self, procedure: str, idempotency_key: str | None, digest: str) -> tuple[int, dict] | None:
+        """The answer to the sale (or refund, by ``procedure``) first sent with
+        ``idempotency_key``, or None if there was none."""
         if idempotency_key is None:
             return None
-        entry = self.outbox.by_key(idempotency_key)
-        return None if entry is None else self._answer_again(entry)
+        entry = self.outbox.by_key(idempotency_key, procedure)
+        return None if entry is None else self._answer_again(entry, digest)
 
-    def _answer_again(self, entry: Entry | None) -> tuple[int, dict]:
+    def _answer_again(self, entry: Entry | None, digest: str) -> tuple[int, dict]:
+        """The answer to a retry (its request's ``digest``) of the request that queued ``entry``."""
+        kind = "refund" if entry is not None and entry.procedure == REFUND_PROCEDURE else "sale"
         if entry is None:  # removed meanwhile (e.g. 'clear-queue' of a failed sale)
             return 409, {"status": "error", "error": "This Idempotency-Key was used for a sale no longer in the queue"}
+        if entry.request_digest is not None and entry.request_digest != digest:
+            # As Stripe does: a key names one request; another one with it is a mistake of
+            # the POS, which would otherwise be told its new request was made.
+            return 422, {
+                "status": "error",
+                "error": f"This Idempotency-Key was first used for a different {kind}: a retry must send the same "
+                f"request again, and a new {kind} needs a new key",
+            }
         if entry.state == "failed":
             return entry.last_status or 400, {"status": "error", "error": entry.last_error}
         receipt_url = self.settings.receipt_url(entry.token)
-        answer = {
-            "receiptId": entry.token,
-            "receiptUrl": receipt_url,
-            "qrCodeUrl": qr.png_data_url(receipt_url),
-            "shortCode": entry.assigned_short_code or entry.short_code or None,
-            "status": "success",
-        }
+        answer = {"receiptId": entry.token, "receiptUrl": receipt_url, "qrCodeUrl": qr.png_data_url(receipt_url)}
+        if entry.procedure == REFUND_PROCEDURE:
+            answer["refundOf"] = json.loads(entry.body)["token"]
+            answer["shortCode"] = entry.assigned_short_code if entry.state == "done" else None
+            if entry.state == "done":
+                answer["amount"] = entry.amount
+        else:
+            answer["shortCode"] = entry.assigned_short_code or entry.short_code or None
+        answer["status"] = "success"
         if entry.state == "pending":
             answer["queued"] = True
         return 200, answer
 
-    def _answer(self, token: str, short_code: str, total: int, answer: client.Answer) -> tuple[int, dict]:
+    def _answer(
+        self, token: str, short_code: str, total: int, currency: str | None, answer: client.Answer
+    ) -> tuple[int, dict]:
         if answer.kind == client.REFUSED:
             return answer.status, {
                 "status": "error",
@@ -322,20 +375,29 @@ class Agent:
             # The service answered again: no need to sit out the rest of the back-off.
             self.forwarder.wake(reset=True)
         if self.settings.print_qr:
-            self._print_receipt(short_code, receipt_url, total, queued=answer.kind == client.TRANSIENT)
+            currency = currency or DEFAULT_CURRENCY
+            self._print_receipt(short_code, receipt_url, total, currency, queued=answer.kind == client.TRANSIENT)
         return 200, result
 
-    def _print_receipt(self, short_code: str, receipt_url: str, total: int, queued: bool) -> None:
+    def _print_receipt(self, short_code: str, receipt_url: str, total: int, currency: str, queued: bool) -> None:
         if self._out is None:  # e.g. a Windows service has no console
             return
+        note = " (queued, uploads when the service is back)" if queued else ""
+        amount = format_amount(total, currency)
+        try:
+            amount.encode(getattr(self._out, "encoding", None) or "utf-8")
+        except UnicodeEncodeError:  # e.g. a Windows console without ₦: the currency's code instead
+            amount = format_amount(total, currency, symbol=False)
         with self._print_lock:
             try:
                 qr.print_text(receipt_url, self._out)
-                note = " (queued, uploads when the service is back)" if queued else ""
-                self._out.write(f"Short code: {short_code}   total: {total}{note}\n{receipt_url}\n\n")
+            except (OSError, ValueError):  # e.g. a console without block characters
+                log.warning("Could not print the QR code to the terminal", exc_info=True)
+            try:
+                self._out.write(f"Short code: {short_code}   total: {amount}{note}\n{receipt_url}\n\n")
                 self._out.flush()
             except (OSError, ValueError):
-                log.warning("Could not print the QR code to the terminal", exc_info=True)
+                log.warning("Could not print the short code to the terminal", exc_info=True)
 
     def health(self) -> dict:
         """Return the /health document: service reachability and the queue's state."""
@@ -344,11 +406,13 @@ class Agent:
             "version": __version__,
             "status": "ok",
             "running": True,
+            "home": str(self.settings.home),
             "online": self.online,
             "last_contact": self.last_contact,
             "merchantId": self.settings.merchant_id,
             "rececoApiUrl": self.settings.api_url,
             "offlineMode": self.settings.offline_mode,
             "retry_in_seconds": self.forwarder.retry_in(),
+            "rate_limit": self.pacer.status(),
             **self.outbox.summary(),
         }

@@ -93,7 +93,12 @@ def _agent_health(settings: Settings) -> dict | None:
             document = json.loads(response.read())
     except (OSError, ValueError):
         return None
-    return document if isinstance(document, dict) and document.get("agent") == "receco-agent" else None
+    if not isinstance(document, dict) or document.get("agent") != "receco-agent":
+        return None
+    # An agent of another home on this port is not this home's (an agent before 0.2 does not say).
+    if document.get("home") not in (None, str(settings.home)):
+        return None
+    return document
 
 
 def _post_to_agent(settings: Settings, transaction: dict) -> tuple[int, dict]:
@@ -168,8 +173,26 @@ def status_document(settings: Settings) -> dict:
         "service_detail": detail,
         "merchantId": settings.merchant_id,
         "rececoApiUrl": settings.api_url,
+        "rate_limit": None,
         **summary,
     }
+
+
+def _per_window(seconds: int | None) -> str:
+    return {1: "a second", 60: "a minute", 3600: "an hour", 86400: "a day"}.get(seconds, f"per {seconds} s")
+
+
+def _rate_limit_line(rate: dict | None) -> str | None:
+    """The status line of the service's rate limits, or None when it states none."""
+    if not rate:
+        return None
+    parts = [f"{limit['quota']} calls {_per_window(limit['window'])}" for limit in rate["limits"] if limit["quota"]]
+    line = ", ".join(parts) or "the service limits its calls"
+    if rate["wait_seconds"]:
+        line += f"; uploads wait {rate['wait_seconds']:.0f} s for the limit"
+    if rate["refused"]:
+        line += f"; {rate['refused']} call(s) refused with 429 since the start"
+    return line
 
 
 def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
@@ -185,6 +208,9 @@ def _cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     if doc.get("oldest_pending"):
         print(f"Oldest:       {doc['oldest_pending']}")
     print(f"Last upload:  {doc['last_success'] or 'never'}")
+    rate_limit = _rate_limit_line(doc.get("rate_limit"))
+    if rate_limit:
+        print(f"Rate limit:   {rate_limit}")
     if doc.get("damaged_queue"):
         damaged = doc["damaged_queue"]
         print(

@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from receco_agent import __version__
 from receco_agent.backoff import parse_retry_after
+from receco_agent.pacing import Limit, Pacer, parse_limits
 
 CONFIRMED = "confirmed"
 REFUSED = "refused"
@@ -32,6 +33,8 @@ class Answer:
     code: str | None = None
     data: dict | None = None
     retry_after: float | None = None
+    # The rate limits the answer stated (pacing.parse_limits); None when no HTTP answer came.
+    limits: tuple[Limit, ...] | None = None
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -96,7 +99,7 @@ def _call(request: urllib.request.Request, timeout: float) -> tuple[int | None, 
 def _json(body: bytes) -> object:
     try:
         return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # not JSON (or too deep, or a number too long, to read)
         return None
 
 
@@ -106,16 +109,13 @@ def _read_answer(url: str, token: str, status: int, headers: dict, body: bytes) 
 
 def _classify(url: str, token: str, status: int, headers: dict, document: object) -> Answer:
     error = document.get("error") if isinstance(document, dict) else None
+    limits = parse_limits(headers)
     if status == 200:
         result = document.get("result") if isinstance(document, dict) else None
         data = result.get("data") if isinstance(result, dict) else None
         if isinstance(data, dict) and data.get("token") == token:
-            return Answer(CONFIRMED, status, data=data)
-        return Answer(
-            TRANSIENT,
-            status,
-            f"{url} answered 200 without the receipt; check rececoApiUrl",
-        )
+            return Answer(CONFIRMED, status, data=data, limits=limits)
+        return Answer(TRANSIENT, status, f"{url} answered 200 without the receipt; check rececoApiUrl", limits=limits)
     if isinstance(error, dict):
         message = str(error.get("message") or f"HTTP {status}")
         detail = error.get("data")
@@ -125,11 +125,11 @@ def _classify(url: str, token: str, status: int, headers: dict, document: object
         code = None
     retry_after = parse_retry_after({k.lower(): v for k, v in headers.items()}.get("retry-after"))
     if 400 <= status < 500 and status not in (408, 429) and isinstance(error, dict):
-        return Answer(REFUSED, status, message, code)
+        return Answer(REFUSED, status, message, code, limits=limits)
     if 300 <= status < 400:
         location = {k.lower(): v for k, v in headers.items()}.get("location", "?")
         message = f"{url} redirects to {location}; set rececoApiUrl to the final address"
-    return Answer(TRANSIENT, status, message, code, retry_after=retry_after)
+    return Answer(TRANSIENT, status, message, code, retry_after=retry_after, limits=limits)
 
 
 def create_receipt(
@@ -149,18 +149,24 @@ def create_receipt(
 PROBE_INPUT = '{"token":"rcpt_0_keycheck"}'
 
 
-def probe(api_url: str, api_key: str | None, timeout: float) -> tuple[bool, str]:
+def probe(api_url: str, api_key: str | None, timeout: float, pacer: Pacer | None = None) -> tuple[bool, str]:
     """Return (reachable, detail): whether a Receco service answers at ``api_url``, and
-    what it made of ``api_key`` (detail starts with "API key refused" when it refused it)."""
+    what it made of ``api_key`` (detail starts with "API key refused" when it refused it).
+
+    The rate limits the answer states are told to ``pacer``, when given.
+    """
     url = f"{api_url}/trpc/getReceipt"
     request = urllib.request.Request(f"{url}?input={quote(PROBE_INPUT)}", headers=_headers(api_key), method="GET")  # noqa: S310 (rececoApiUrl is validated as http/https)
-    status, _, body, error = _call(request, timeout)
+    status, headers, body, error = _call(request, timeout)
     if status is None:
         return False, error
     document = _json(body)
     error_body = document.get("error") if isinstance(document, dict) else None
     if not isinstance(document, dict) or ("result" not in document and not isinstance(error_body, dict)):
         return False, f"{url} answered HTTP {status} but not as a Receco service; check rececoApiUrl"
+    if pacer is not None:
+        retry_after = parse_retry_after({k.lower(): v for k, v in headers.items()}.get("retry-after"))
+        pacer.heard(0, parse_limits(headers), refused=int(status == 429), retry_after=retry_after)
     if status in (401, 403):
         return True, f"API key refused by the service: {error_body.get('message')}"
     if not api_key:
@@ -304,7 +310,9 @@ def call_batch(connection: Connection, api_key: str | None, calls: list[Call]) -
         answer = _classify(url, calls[0].token, status, headers, document)
         if len(calls) == 1 and not (answer.kind == TRANSIENT and service_wide(answer)):
             return [answer]
-        return Answer(TRANSIENT, status, answer.message, answer.code, retry_after=answer.retry_after)
+        return Answer(
+            TRANSIENT, status, answer.message, answer.code, retry_after=answer.retry_after, limits=answer.limits
+        )
     answers = []
     for call, envelope in zip(calls, document, strict=True):
         error = envelope.get("error") if isinstance(envelope, dict) else None

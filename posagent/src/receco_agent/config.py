@@ -91,7 +91,7 @@ def _parse_api_key(value: object) -> str | None:
     if text is not None and not text.startswith(KEY_PREFIXES):
         raise ValueError(
             "a Receco API key starting with postest_ or poslive_ "
-            "(created in the merchant dashboard under Settings, API keys), or empty for none"
+            "(made in the merchant dashboard: the API keys link of your shop), or empty for none"
         )
     problem = key_problem(text) if text is not None else None
     if problem:

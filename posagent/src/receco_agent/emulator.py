@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from receco_agent.httputil import Handler, Server, Stopping
-from receco_agent.transactions import iso_utc
+from receco_agent.money import DEFAULT_CURRENCY, currency_info
+from receco_agent.transactions import InvalidTransaction, decode_json, iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,10 @@ class EmulatorHandler(Handler):
             page = page.replace("{{merchant_name}}", html.escape(till.merchant_name or till.merchant_id))
             page = page.replace("{{merchant_id}}", html.escape(till.merchant_id))
             page = page.replace("{{agent_url}}", html.escape(till.agent_url))
+            # Amounts are shown as the service's receipt pages write them (money.format_amount).
+            currency = currency_info(till.currency or DEFAULT_CURRENCY)
+            page = page.replace("{{currency_symbol}}", html.escape(currency.symbol))
+            page = page.replace("{{currency_digits}}", str(currency.digits))
             self._send_file(page.encode("utf-8"), "text/html; charset=utf-8")
         elif path in _STATIC:
             self._send_file(_static(path.lstrip("/")), f"{_STATIC[path]}; charset=utf-8")
@@ -177,11 +182,8 @@ class EmulatorHandler(Handler):
         if body is None:
             return
         try:
-            transaction = to_transaction(json.loads(body), self.server.till)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            self.send_error_json(400, "Request body is not valid JSON")
-            return
-        except InvalidSale as exc:
+            transaction = to_transaction(decode_json(body), self.server.till)
+        except (InvalidTransaction, InvalidSale) as exc:
             self.send_error_json(400, str(exc))
             return
         try:

@@ -6,9 +6,11 @@ drains in seconds even over a slow link. Each row leaves the queue only on its o
 confirmation (a 200 or an idempotent replay); a refusal marks that row alone failed; a
 row that fails transiently waits a back-off of its own while the rows behind it flow. When
 no request gets through at all (no connection, timeouts), the whole queue waits
-(exponential back-off with jitter, never less than the service's Retry-After). The thread
-logs every unexpected error and keeps going; stop() only sets flags, and the requests in
-flight are finished before the thread ends."""
+(exponential back-off with jitter, never less than the service's Retry-After). Each request
+carries only the calls the service's rate limits allow now (pacing.Pacer), and the queue
+waits for them rather than be refused. The thread logs every unexpected error and keeps
+going; stop() only sets flags, and the requests in flight are finished before the thread
+ends."""
 
 import logging
 import random
@@ -20,7 +22,8 @@ from typing import Protocol
 from receco_agent import client
 from receco_agent.backoff import delay, next_wait
 from receco_agent.config import Settings
-from receco_agent.outbox import Entry, Outbox, Outcome
+from receco_agent.outbox import CREATE_RECEIPT, Entry, Outbox, Outcome
+from receco_agent.pacing import Pacer
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,7 @@ class Owner(Protocol):
 
     settings: Settings
     outbox: Outbox
+    pacer: Pacer
 
     def claim(self, token: str) -> bool: ...
 
@@ -89,6 +93,7 @@ class Forwarder:
         self._last_prune = 0.0
         self._thread: threading.Thread | None = None
         self._draining = False
+        self._paced = False  # the last pass stopped for the service's rate limits, rows waiting
         self._local = threading.local()
         self._pool: ThreadPoolExecutor | None = None
 
@@ -130,8 +135,9 @@ class Forwarder:
             return self.failures > 0
 
     def draining(self) -> bool:
-        """Whether the thread is uploading a backlog right now (a new sale joins the queue)."""
-        return self._draining
+        """Whether the thread is uploading a backlog right now, or waiting for the service's
+        rate limits to let it go on (a new sale joins the queue)."""
+        return self._draining or self._paced
 
     def retry_in(self) -> float | None:
         """Seconds until the next try while backing off, else None."""
@@ -174,28 +180,41 @@ class Forwarder:
             self._pool = ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="receco-upload")
         in_flight: dict[Future, list[Entry]] = {}
         blocked: list[client.Answer] = []
+        paced: float | None = None
         try:
             while True:
+                paced = None
                 if not blocked and not self._stop.is_set():
-                    self._top_up(in_flight)
+                    paced = self._top_up(in_flight)
                 if not in_flight:
                     break
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                # Until a request is answered, or the rate limits let more calls go.
+                finished, _ = wait(in_flight, timeout=paced or None, return_when=FIRST_COMPLETED)
                 for future in finished:
                     group = in_flight.pop(future)
                     for entry in group:
                         self.agent.release(entry.token)
-                    result = future.result()
+                    try:
+                        result = future.result()
+                    except BaseException:
+                        self.agent.pacer.unused(len(group))
+                        raise
+                    self._heard(group, result)
                     self.agent.settle(group, result)
                     if isinstance(result, client.Answer) and client.service_wide(result):
                         blocked.append(result)
         finally:
             for group in in_flight.values():  # only after an unexpected error
+                self.agent.pacer.unused(len(group))
                 for entry in group:
                     self.agent.release(entry.token)
         self._draining = False
+        self._paced = paced is not None and not blocked and not self._stop.is_set()
         if self._stop.is_set():
             return 0.0
+        if self._paced:
+            # Rows are due but the service's limits allow no call before then.
+            return max(0.05, paced)
         if blocked:
             # The service or the link is down: the whole queue waits.
             retry_after = max((answer.retry_after or 0) for answer in blocked) or None
@@ -208,21 +227,47 @@ class Forwarder:
             self.failures = 0
         return self._idle_wait()
 
-    def _top_up(self, in_flight: dict[Future, list[Entry]]) -> None:
-        """Send batches of due rows until IN_FLIGHT requests are out (rows in flight are claimed)."""
+    def _top_up(self, in_flight: dict[Future, list[Entry]]) -> float | None:
+        """Send batches of due rows until IN_FLIGHT requests are out (rows in flight are claimed),
+        each with as many calls as the rate limits allow.
+
+        Returns the seconds until the limits let more calls go when they hold due rows back
+        (0.0: when a request in flight is answered), else None.
+        """
         free = IN_FLIGHT - len(in_flight)
         if free <= 0:
-            return
+            return None
         claimed = sum(len(group) for group in in_flight.values())
         rows = self.agent.outbox.pending(claimed + BATCH_CALLS * free)
         entries = [entry for entry in rows if self.agent.claim(entry.token)]
-        groups = batches(entries)
-        for group in groups[:free]:
+        sent: set[str] = set()
+        held: float | None = None
+        for group in batches(entries)[:free]:
+            granted, wait_for = self.agent.pacer.grant(len(group))
+            if not granted:
+                held = wait_for or 0.0
+                break
+            group = group[:granted]
             self._draining = True
             in_flight[self._pool.submit(self._send, group)] = group
-        for group in groups[free:]:
-            for entry in group:
+            sent.update(entry.token for entry in group)
+            if granted < len(group):
+                break
+        for entry in entries:
+            if entry.token not in sent:
                 self.agent.release(entry.token)
+        return held
+
+    def _heard(self, group: list[Entry], result: list[client.Answer] | client.Answer) -> None:
+        """Tell the pacer what the service answered to the request of ``group``."""
+        if isinstance(result, client.Answer):  # one answer for the whole request
+            refused = len(group) if result.status == 429 else 0
+            limits, retry_after = result.limits, result.retry_after
+        else:
+            refused = sum(answer.status == 429 for answer in result)
+            limits = result[0].limits
+            retry_after = max((answer.retry_after or 0 for answer in result), default=0) or None
+        self.agent.pacer.heard(len(group), limits, refused=refused, retry_after=retry_after)
 
     def _idle_wait(self) -> float:
         due = self.agent.outbox.next_due()
@@ -254,8 +299,14 @@ def outcome_of(entry: Entry, answer: client.Answer, rng: random.Random | None = 
     """Return what ``answer`` (about ``entry`` alone) makes of the row."""
     if answer.kind == client.CONFIRMED:
         receipt_id = answer.data.get("id") if isinstance(answer.data.get("id"), int) else None
+        amount = answer.data.get("amount") if entry.procedure != CREATE_RECEIPT else None
         return Outcome(
-            entry.token, "done", 200, receipt_id=receipt_id, assigned_short_code=answer.data.get("short_code")
+            entry.token,
+            "done",
+            200,
+            receipt_id=receipt_id,
+            assigned_short_code=answer.data.get("short_code"),
+            amount=amount if isinstance(amount, int) else None,
         )
     if answer.kind == client.REFUSED:
         return Outcome(entry.token, "failed", answer.status, answer.message)

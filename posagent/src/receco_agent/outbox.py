@@ -22,8 +22,9 @@ from receco_agent.transactions import iso_utc
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 CREATE_RECEIPT = "createReceiptFromPOS"
+SHORT_CODE_LENGTH = 6
 BUSY_TIMEOUT_MS = 10_000
 # Confirmed rows are kept a while so 'status' can show recent short-code changes.
 DONE_RETENTION = timedelta(days=7)
@@ -60,10 +61,24 @@ ALTER TABLE outbox ADD COLUMN after_token TEXT;
 -- serves the look-up of a POS's retry by its Idempotency-Key
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox (idempotency_key);
 """
+# Version 3: an Idempotency-Key is a sale's or a refund's (a refund sent with a sale's key is
+# a refund of its own), and a retry must send the request it repeats: a digest of it is kept.
+# The amount the service refunded, to answer a refund's retry. A refund waits for its sale by
+# the sale's token, which version 2 did not look up for a refund by short code.
+_SCHEMA_3 = """
+ALTER TABLE outbox ADD COLUMN request_digest TEXT;
+ALTER TABLE outbox ADD COLUMN amount INTEGER;
+DROP INDEX IF EXISTS outbox_idempotency_key;
+CREATE UNIQUE INDEX outbox_procedure_idempotency_key ON outbox (procedure, idempotency_key);
+UPDATE outbox SET after_token = COALESCE((
+    SELECT sale.token FROM outbox AS sale WHERE sale.procedure = 'createReceiptFromPOS'
+    AND upper(outbox.after_token) IN (sale.short_code, sale.assigned_short_code) ORDER BY sale.id DESC LIMIT 1
+), after_token) WHERE length(after_token) = 6;
+"""
 
 
 class DuplicateKey(Exception):
-    """A sale with this idempotency key is already in the queue."""
+    """A sale (or a refund) with this idempotency key is already in the queue."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,7 @@ class Outcome:
     assigned_short_code: str | None = None
     wait: float = 0.0
     alone: bool = False  # next time in a request of its own (its batch as a whole was refused)
+    amount: int | None = None  # of a refund, as the service made it
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,8 @@ class Entry:
     created_at: str
     procedure: str = CREATE_RECEIPT
     alone: bool = False
+    request_digest: str | None = None  # of the POS's request, to tell a retry from another request
+    amount: int | None = None  # of a refund, once the service made it
 
 
 def _now() -> str:
@@ -124,6 +142,8 @@ class Outbox:
                 conn.executescript(_SCHEMA)
             if version < 2:
                 conn.executescript(_SCHEMA_2)
+            if version < 3:
+                conn.executescript(_SCHEMA_3)
             if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             # A truncated or overwritten file often opens fine and fails on the first read
@@ -192,17 +212,19 @@ class Outbox:
         idempotency_key: str | None = None,
         procedure: str = CREATE_RECEIPT,
         after_token: str | None = None,
+        request_digest: str | None = None,
     ) -> None:
         """Commit a new pending sale (``body``: its JSON service input); returns once durable.
 
-        Raises DuplicateKey when a row with ``idempotency_key`` exists already.
+        ``after_token``: the row is sent only once the row of that token is not pending.
+        Raises DuplicateKey when a row of ``procedure`` with ``idempotency_key`` exists already.
         """
         now = _now()
         try:
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO outbox (token, short_code, body, local, created_at, updated_at, idempotency_key,"
-                    " procedure, after_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " procedure, after_token, request_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         token,
                         short_code,
@@ -213,17 +235,35 @@ class Outbox:
                         idempotency_key,
                         procedure,
                         after_token,
+                        request_digest,
                     ),
                 )
         except sqlite3.IntegrityError:
-            if idempotency_key is not None and self.by_key(idempotency_key) is not None:
+            if idempotency_key is not None and self.by_key(idempotency_key, procedure) is not None:
                 raise DuplicateKey(idempotency_key) from None
             raise
 
-    def by_key(self, idempotency_key: str) -> Entry | None:
-        """Return the row the POS sent with ``idempotency_key``, or None."""
+    def by_key(self, idempotency_key: str, procedure: str = CREATE_RECEIPT) -> Entry | None:
+        """Return the row of ``procedure`` the POS sent with ``idempotency_key``, or None."""
         with self._connect() as conn:
-            row = conn.execute("SELECT * FROM outbox WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
+            row = conn.execute(
+                "SELECT * FROM outbox WHERE procedure = ? AND idempotency_key = ?", (procedure, idempotency_key)
+            ).fetchone()
+        return _entry(row) if row else None
+
+    def find_sale(self, reference: str) -> Entry | None:
+        """Return the sale whose token, or short code (as printed or as the service gave it,
+        in any case), is ``reference``; the latest when two share a code; None if none is here."""
+        if len(reference) != SHORT_CODE_LENGTH:  # a token: 8 to 64 characters
+            entry = self.get(reference)
+            return entry if entry is not None and entry.procedure == CREATE_RECEIPT else None
+        code = reference.upper()
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT * FROM outbox WHERE procedure = ? AND ? IN (short_code, assigned_short_code)"
+                " ORDER BY id DESC LIMIT 1",
+                (CREATE_RECEIPT, code),
+            ).fetchone()
         return _entry(row) if row else None
 
     def pending(self, limit: int = 100, now: float | None = None) -> list[Entry]:
@@ -252,9 +292,9 @@ class Outbox:
                 if outcome.state == "done":
                     conn.execute(
                         "UPDATE outbox SET state = 'done', attempts = attempts + 1, last_status = 200,"
-                        " last_error = NULL, receipt_id = ?, assigned_short_code = ?, confirmed_at = ?,"
+                        " last_error = NULL, receipt_id = ?, assigned_short_code = ?, amount = ?, confirmed_at = ?,"
                         " updated_at = ? WHERE token = ? AND state = 'pending'",
-                        (outcome.receipt_id, outcome.assigned_short_code, now, now, outcome.token),
+                        (outcome.receipt_id, outcome.assigned_short_code, outcome.amount, now, now, outcome.token),
                     )
                     _set_state(conn, "last_success", now)
                     continue
@@ -264,6 +304,7 @@ class Outbox:
                         " last_error = ?, updated_at = ? WHERE token = ? AND state = 'pending'",
                         (outcome.status, outcome.error, now, outcome.token),
                     )
+                    _fail_followers(conn, outcome.token, outcome.status, outcome.error, now)
                 else:
                     conn.execute(
                         "UPDATE outbox SET attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = ?,"
@@ -282,15 +323,17 @@ class Outbox:
             row = conn.execute("SELECT * FROM outbox WHERE token = ?", (token,)).fetchone()
         return _entry(row) if row else None
 
-    def mark_done(self, token: str, receipt_id: int | None, assigned_short_code: str | None) -> None:
-        """Record the service's confirmation of ``token``."""
+    def mark_done(
+        self, token: str, receipt_id: int | None, assigned_short_code: str | None, amount: int | None = None
+    ) -> None:
+        """Record the service's confirmation of ``token`` (``amount``: a refund's)."""
         now = _now()
         with self._write() as conn:
             conn.execute(
                 "UPDATE outbox SET state = 'done', attempts = attempts + 1, last_status = 200,"
-                " last_error = NULL, receipt_id = ?, assigned_short_code = ?, confirmed_at = ?,"
+                " last_error = NULL, receipt_id = ?, assigned_short_code = ?, amount = ?, confirmed_at = ?,"
                 " updated_at = ? WHERE token = ?",
-                (receipt_id, assigned_short_code, now, now, token),
+                (receipt_id, assigned_short_code, amount, now, now, token),
             )
             _set_state(conn, "last_success", now)
 
@@ -303,6 +346,7 @@ class Outbox:
                 " last_error = ?, updated_at = ? WHERE token = ?",
                 (status, error, now, token),
             )
+            _fail_followers(conn, token, status, error, now)
             _set_state(
                 conn,
                 "last_error",
@@ -414,6 +458,16 @@ def _unresolved(last_error: str | None, last_success: str | None) -> dict | None
     return error
 
 
+def _fail_followers(conn: sqlite3.Connection, token: str, status: int | None, error: str | None, now: str) -> None:
+    # The refunds queued after a sale the service refused cannot succeed before it does:
+    # they fail with it, and 'retry-failed' queues them again with it, still after it.
+    conn.execute(
+        "UPDATE outbox SET state = 'failed', last_status = ?, last_error = ?, updated_at = ?"
+        " WHERE after_token = ? AND state = 'pending'",
+        (status, f"Its sale {token} was refused by the service: {error}", now, token),
+    )
+
+
 def _set_state(conn: sqlite3.Connection, key: str, value: str) -> None:
     conn.execute(
         "INSERT INTO agent_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -435,4 +489,6 @@ def _entry(row: sqlite3.Row) -> Entry:
         created_at=row["created_at"],
         procedure=row["procedure"],
         alone=bool(row["alone"]),
+        request_digest=row["request_digest"],
+        amount=row["amount"],
     )

@@ -1,7 +1,6 @@
 """The POS's refund: ``{receiptId, amount?, items?, reason?}`` checked against the service's
 refundReceipt rules (service_rules.REFUND) and mapped to its input."""
 
-import json
 import re
 from dataclasses import dataclass
 
@@ -28,12 +27,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_refund(body: bytes) -> Refund:
-    """Return the Refund in a raw request body; raise InvalidTransaction naming what is wrong."""
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InvalidTransaction("Request body is not valid JSON") from None
+def validate_refund(data: object) -> Refund:
+    """Return the Refund of a decoded JSON value; raise InvalidTransaction naming what is wrong."""
     if not isinstance(data, dict):
         raise InvalidTransaction("Request body must be a JSON object")
     check_texts(data, "")

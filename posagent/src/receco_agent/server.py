@@ -45,6 +45,11 @@ class AgentHandler(Handler):
         except Stopping:
             self.close_connection = True
             self.send_error_json(503, "The agent is stopping; send the sale again in a moment")
+        except Exception as exc:
+            # A POS must never be left without an answer: it would not know whether to retry.
+            log.exception("Could not handle POST %s", path)
+            self.close_connection = True
+            self.send_error_json(500, f"The agent failed on this request ({type(exc).__name__}); see its log")
 
 
 class AgentServer(Server):

@@ -4,8 +4,10 @@ service's snake_case createReceiptFromPOS input.
 The bounds are the service's own (service_rules), so that a sale the service would refuse
 is refused at the till, not discovered later in the queue."""
 
+import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -19,6 +21,9 @@ MAX_AMOUNT = service_rules.MAX_AMOUNT
 MAX_QUANTITY = ITEM["quantity"][2]
 MAX_TAX_LINES = SALE["tax_lines"][1]
 MAX_KEY_LENGTH = 200  # an Idempotency-Key or transactionId
+# How deep arrays and objects may nest in a request: the service's input nests 3 deep, and
+# deeper structures would make the checks below recurse without bound.
+MAX_DEPTH = 64
 MERCHANT_ID = re.compile(service_rules.MERCHANT_ID_PATTERN)
 _CARD_NUMBER = re.compile(service_rules.CARD_NUMBER_PATTERN)
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
@@ -58,13 +63,32 @@ class Transaction:
         return {k: self.strings[k] for k in ("cashierId", "terminalId") if k in self.strings}
 
 
-def parse_body(body: bytes) -> Transaction:
-    """Return the Transaction in a raw request body; raise InvalidTransaction if it is not one."""
+def decode_json(body: bytes) -> object:
+    """Return the JSON value of a raw request body; raise InvalidTransaction naming what is
+    wrong (not JSON, nested too deep, a number too long to read)."""
     try:
-        data = json.loads(body.decode("utf-8"))
+        return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InvalidTransaction("Request body is not valid JSON") from None
-    return validate(data)
+    except RecursionError:
+        raise InvalidTransaction(f"Request body nests arrays and objects more than {MAX_DEPTH} deep") from None
+    except ValueError:  # an integer longer than Python reads (4300 digits by default)
+        raise InvalidTransaction(
+            f"Request body holds a number of more than {sys.get_int_max_str_digits()} digits; "
+            "amounts are integers in minor units"
+        ) from None
+
+
+def request_digest(document: object) -> str:
+    """Return a digest of a decoded request, the same for the same request however its JSON
+    was spaced or its keys ordered: a retry's is its first request's."""
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def parse_body(body: bytes) -> Transaction:
+    """Return the Transaction in a raw request body; raise InvalidTransaction if it is not one."""
+    return validate(decode_json(body))
 
 
 def _is_int(value: object) -> bool:
@@ -106,12 +130,22 @@ def _check_string(key: str, value: str) -> None:
         raise InvalidTransaction("accentColor must be a hex colour such as #1a2b3c")
     if key == "currency" and not _CURRENCY.fullmatch(value):
         raise InvalidTransaction("currency must be a 3-letter code such as NGN")
-    if key == "merchantLogo":
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in value):
-            raise InvalidTransaction("merchantLogo must be an http:// or https:// URL")
+    if key == "merchantLogo" and not _is_web_url(value):
+        raise InvalidTransaction("merchantLogo must be an http:// or https:// URL")
     if key == "timestamp":
         parse_timestamp(value)
+
+
+def _is_web_url(value: str) -> bool:
+    """Whether ``value`` is a whole http(s) URL with a host (and a port, if any, that is one)."""
+    if any(c.isspace() for c in value):
+        return False
+    try:  # urlsplit refuses e.g. "http://[::1" (an unclosed IPv6 address); .port a port out of range
+        parts = urlsplit(value)
+        parts.port  # noqa: B018
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -165,21 +199,29 @@ def validate(data: object) -> Transaction:
 
 
 def check_texts(value: object, where: str) -> None:
-    """Refuse NUL characters and lone surrogates anywhere, naming the field (as the service does)."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            path = f"{where}.{key}" if where else str(key)
-            problem = text_problem(str(key))
+    """Refuse NUL characters and lone surrogates anywhere, naming the field (as the service
+    does), and arrays or objects nested more than MAX_DEPTH deep."""
+    # A loop over a stack rather than recursion: the depth is what is being checked.
+    stack: list[tuple[object, str, int]] = [(value, where, 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, dict | list) and depth >= MAX_DEPTH:
+            raise InvalidTransaction(f"Request body nests arrays and objects more than {MAX_DEPTH} deep")
+        if isinstance(value, dict):
+            children = []
+            for key, inner in value.items():
+                path = f"{where}.{key}" if where else str(key)
+                problem = text_problem(str(key))
+                if problem:
+                    raise InvalidTransaction(f"{path}: the field name {problem}")
+                children.append((inner, path, depth + 1))
+            stack.extend(reversed(children))  # in the document's order, as a recursion would
+        elif isinstance(value, list):
+            stack.extend((inner, f"{where}[{index}]", depth + 1) for index, inner in reversed(list(enumerate(value))))
+        elif isinstance(value, str):
+            problem = text_problem(value)
             if problem:
-                raise InvalidTransaction(f"{path}: the field name {problem}")
-            check_texts(inner, path)
-    elif isinstance(value, list):
-        for index, inner in enumerate(value):
-            check_texts(inner, f"{where}[{index}]")
-    elif isinstance(value, str):
-        problem = text_problem(value)
-        if problem:
-            raise InvalidTransaction(f"{where} {problem}")
+                raise InvalidTransaction(f"{where} {problem}")
 
 
 def _optional_amount(data: dict, key: str) -> int | None:

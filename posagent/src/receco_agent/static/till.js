@@ -3,12 +3,21 @@
 (function () {
   const lines = [];
   const $ = (id) => document.getElementById(id);
-  const money = (minor) => (minor / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  // As the service writes amounts (receipts/money.py): symbol, grouped units, the
+  // currency's minor-unit digits (none for JPY, three for KWD).
+  const symbol = document.body.dataset.currencySymbol;
+  const digits = parseInt(document.body.dataset.currencyDigits, 10);
+  const scale = 10 ** digits;
+
+  function money(minor) {
+    const units = String(Math.floor(minor / scale)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return symbol + units + (digits ? "." + String(minor % scale).padStart(digits, "0") : "");
+  }
 
   function toMinor(text) {
-    const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text.trim());
-    if (!match) return null;
-    return parseInt(match[1], 10) * 100 + parseInt((match[2] || "0").padEnd(2, "0"), 10);
+    const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+    if (!match || (match[2] || "").length > digits) return null;
+    return parseInt(match[1], 10) * scale + parseInt((match[2] || "").padEnd(digits, "0") || "0", 10);
   }
 
   function showError(message) {
@@ -53,7 +62,9 @@
     const price = toMinor($("item-price").value);
     const quantity = parseInt($("item-qty").value, 10);
     if (!name) return showError("Enter an item name.");
-    if (price === null) return showError("Enter a price such as 2500 or 2500.50.");
+    if (price === null) {
+      return showError(digits ? `Enter a price such as 2500 or 2500.${"5".padEnd(digits, "0")}.` : "Enter a price such as 2500.");
+    }
     if (!(quantity >= 1)) return showError("Quantity must be 1 or more.");
     showError("");
     lines.push({ name, price, quantity });
