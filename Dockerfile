@@ -1,5 +1,5 @@
 # Receco web service: gunicorn serving receco.wsgi, static files through WhiteNoise.
-# Configuration comes from the environment (see README, "Configuration").
+# Configuration comes from the environment (docs/configuration.md).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -8,7 +8,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
+# requirements.txt installs ./verifier (receco-verify) from this folder: it is copied first.
 COPY requirements.txt .
+COPY verifier ./verifier
 RUN pip install -r requirements.txt
 
 COPY . .

@@ -46,7 +46,7 @@ class MerchantAdmin(MerchantScopedAdmin):
     # What an owner may edit; the rest is the operator's.
     owner_fields = [
         "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
-        "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
+        "tax_id", "registration_number", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
     ]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["string_id", "status", "is_test"]}),
@@ -60,6 +60,7 @@ class MerchantAdmin(MerchantScopedAdmin):
                     "phone",
                     "support_email",
                     ("tax_id_scheme", "tax_id"),
+                    "registration_number",
                     "country",
                     "time_zone",
                 ],  # fmt: skip
@@ -417,3 +418,6 @@ class MerchantMembershipAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
+
+
+from merchants import audit_admin  # noqa: E402,F401  (registers the audit trail's admin)

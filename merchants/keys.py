@@ -52,7 +52,14 @@ NO_KEY_PLACEHOLDERS = {"", "undefined", "null"}
 MAX_GRACE = timedelta(days=30)
 DEFAULT_GRACE = timedelta(hours=24)
 
-MALFORMED_KEY = "Malformed API key: expected 'Authorization: Bearer postest_...' or 'poslive_...'"
+# Says what a key looks like and where one comes from: the public SDKs' READMEs show
+# placeholders such as "test-key", which their users send as they are. Clients and docs
+# match on the "Malformed API key" prefix; it stays.
+MALFORMED_KEY = (
+    f"Malformed API key: a key is {KEY_LENGTH} characters starting with postest_ (test) or poslive_ (live), "
+    "sent as 'Authorization: Bearer <key>'. A merchant's owner makes one in the dashboard "
+    "(/admin/, Merchants > API keys > Create a key); the operator with 'manage.py createapikey'"
+)
 UNSUPPORTED_SCHEME = "Unsupported Authorization scheme: send 'Authorization: Bearer <API key>'"
 INVALID_KEY = "Invalid API key"
 REVOKED_KEY = "API key has been revoked"
@@ -196,11 +203,15 @@ def rotate_key(api_key: ApiKey, grace: timedelta = DEFAULT_GRACE, now: datetime 
 
 def revoke_key(api_key: ApiKey, now: datetime | None = None) -> bool:
     """Revoke the key at once and for good; return False if it already was revoked."""
+    from merchants import audit
+
     now = now or timezone.now()
     changed = ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=now)
     if changed:
         memory.changed()  # update() sends no post_save
         api_key.revoked_at = now
+        # Nor does django-auditlog see it: the trail is written here.
+        audit.record_change(api_key, {"revoked_at": ["None", str(now)]})
     return bool(changed)
 
 

@@ -1,7 +1,9 @@
 import zoneinfo
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import phonenumbers
+from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -9,6 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
+from merchants.registration import normalize_registration_number, validate_registration_number
 from receco.errors import Forbidden
 from receco.lib.queries import get_by
 
@@ -54,6 +57,25 @@ class MerchantQuerySet(models.QuerySet):
             if not string_id.startswith(TEST_MERCHANT_PREFIX):
                 raise
         return self.model.new_test_merchant(string_id, display_name)
+
+    def for_key(self, string_id: str) -> "Merchant":
+        """Return the merchant an operator makes a key for. An unknown ``test-`` id is
+        created as its first sale would create it, so that a test key can be had before
+        that sale. Raises Merchant.DoesNotExist for any other unknown id."""
+        try:
+            return self.get(string_id=string_id)
+        except self.model.DoesNotExist:
+            if not string_id.startswith(TEST_MERCHANT_PREFIX):
+                raise
+        new = self.model.new_test_merchant(string_id)
+        new.full_clean(exclude=["string_id"], validate_unique=False)
+        string_id_validator(string_id)
+        # get_or_create: a first sale of the same merchant may be saving it at this moment.
+        merchant, _ = self.get_or_create(
+            string_id=string_id,
+            defaults={"name": new.name, "is_test": new.is_test, "require_api_key": new.require_api_key},
+        )
+        return merchant
 
 
 class Merchant(models.Model):
@@ -106,6 +128,13 @@ class Merchant(models.Model):
         help_text="e.g. NG_TIN for a Nigerian Taxpayer Identification Number.",
     )
     tax_id = models.CharField("tax identifier", max_length=64, blank=True)
+    registration_number = models.CharField(
+        "registration number",
+        max_length=16,
+        blank=True,
+        validators=[validate_registration_number],
+        help_text="CAC: RC, BN or IT and its digits, e.g. RC1234567 (spaces and dashes are left out).",
+    )
     country = models.CharField(max_length=2, default=DEFAULT_COUNTRY, validators=[validate_country])
     time_zone = models.CharField(
         max_length=64,
@@ -131,6 +160,11 @@ class Merchant(models.Model):
         """An unsaved ``test-`` merchant as the first sale naming it makes it: anyone may
         use it, so it requires no key, and all of its receipts are test receipts."""
         return cls(string_id=string_id, name=display_name or string_id, is_test=True, require_api_key=False)
+
+    def clean_fields(self, exclude=None):
+        # Normalized before the validators see it: "RC 1234567" is RC1234567, not an error.
+        self.registration_number = normalize_registration_number(self.registration_number)
+        super().clean_fields(exclude)
 
     @property
     def is_suspended(self) -> bool:
@@ -308,3 +342,43 @@ class KeyUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.api_key.prefix} {self.day}: {self.requests}"
+
+
+# How an audited object of a model with no merchant_id of its own finds its merchant,
+# registered by the model's app (receipts.audit: a Void, through its receipt).
+AUDIT_SCOPES: dict[type, Callable[[object], int | None]] = {}
+
+
+def merchant_id_of(instance) -> int | None:
+    """The id of the merchant an audited object belongs to (its entries' scope)."""
+    if isinstance(instance, Merchant):
+        return instance.pk
+    scope = AUDIT_SCOPES.get(type(instance))
+    return scope(instance) if scope is not None else getattr(instance, "merchant_id", None)
+
+
+class AuditEntryManager(LogEntryManager):
+    def log_create(self, instance, force_log: bool = False, **kwargs):
+        """django-auditlog's entry for ``instance``, filed under the merchant it belongs to
+        (``merchant_id_of``)."""
+        kwargs.setdefault("merchant_id", merchant_id_of(instance))
+        return super().log_create(instance, force_log, **kwargs)
+
+
+class AuditEntry(AbstractLogEntry):
+    """One staff action that moved money or access (merchants.audit): who, when, from which
+    address, what changed; written by django-auditlog (AUDITLOG_LOGENTRY_MODEL), never
+    edited or deleted from the dashboard. ``merchant`` scopes it as every dashboard row is
+    scoped: owners and members read their shop's, the operator reads all."""
+
+    # No database constraint: the trail outlives whatever it names.
+    merchant = models.ForeignKey(
+        Merchant, null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+
+    objects = AuditEntryManager()
+
+    class Meta(AbstractLogEntry.Meta):
+        verbose_name = "audit trail entry"
+        verbose_name_plural = "audit trail entries"
+        indexes = [models.Index(fields=["merchant", "-timestamp"], name="auditentry_merchant_time")]

@@ -1,6 +1,10 @@
 """The merchant dashboard's admin site: Django's, named for the product, with a home page
 of today's figures, and every URL scoped to the user's merchants.
 
+Signing in takes two steps for users with an authenticator app, and for the operator
+and shop owners when RECECO_DASHBOARD_REQUIRE_2FA is on (merchants.twofactor): until the
+second is done, every page sends the session to it (merchants.signin_views).
+
 Django's "view on site" shortcut (``/admin/r/<content type>/<id>/``) redirects any staff
 user to any object's page; here it goes only to objects the user may view in this site
 (merchants.scoping), and answers 404 for everything else, malformed ids included.
@@ -8,11 +12,15 @@ user to any object's page; here it goes only to objects the user may view in thi
 
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
+from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.contrib.contenttypes.models import ContentType
 from django.http import Http404, HttpRequest, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import never_cache
 
+from merchants import signin_views
 from merchants.models import Merchant
 from merchants.scoping import merchant_ids
 from receipts.today import today
@@ -28,6 +36,20 @@ class DashboardSite(admin.AdminSite):
     index_title = "Today"
     site_url = "/"  # the public home page, which sends customers to the scanner
 
+    def has_permission(self, request: HttpRequest) -> bool:
+        return super().has_permission(request) and not signin_views.second_step_pending(request)
+
+    @method_decorator(never_cache)
+    def login(self, request: HttpRequest, extra_context=None):
+        """The password step; a user with a second step to take is sent on to it."""
+        response = super().login(request, {"title": "Sign in", **(extra_context or {})})
+        # The password step may have signed in another user than the one looked at before.
+        request.__dict__.pop("_receco_second_step", None)
+        if signin_views.second_step_pending(request):
+            target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME) or ""
+            return HttpResponseRedirect(signin_views.second_step_url(request, target or reverse("admin:index")))
+        return response
+
     def index(self, request: HttpRequest, extra_context=None) -> TemplateResponse:
         """The home page: today's receipts, takings and deliveries of each of the user's merchants."""
         ids = merchant_ids(request)
@@ -40,7 +62,23 @@ class DashboardSite(admin.AdminSite):
         scoped = path(
             "r/<int:content_type_id>/<path:object_id>/", self.admin_view(self.view_on_site), name="view_on_site"
         )
-        return [scoped if getattr(url, "name", None) == "view_on_site" else url for url in super().get_urls()]
+        two_step = [
+            path("sign-in/code/", never_cache(self._code_view), name="sign_in_code"),
+            path("two-step/", never_cache(self._two_step_view), name="two_step"),
+        ]
+        urls = [scoped if getattr(url, "name", None) == "view_on_site" else url for url in super().get_urls()]
+        # Signing out works between the two steps too (the admin's wrapper would refuse it).
+        urls = [
+            path("logout/", never_cache(self.logout), name="logout") if getattr(url, "name", None) == "logout" else url
+            for url in urls
+        ]
+        return [*two_step, *urls]
+
+    def _code_view(self, request: HttpRequest):
+        return signin_views.code_view(self, request)
+
+    def _two_step_view(self, request: HttpRequest):
+        return signin_views.two_step_view(self, request)
 
     def view_on_site(self, request: HttpRequest, content_type_id: int, object_id: str) -> HttpResponseRedirect:
         """Redirect to the page of an object this user may view here; Http404 otherwise."""

@@ -1,4 +1,4 @@
-"""Receco settings, read from the environment (README, "Configuration"; docs/operations.md).
+"""Receco settings, read from the environment (docs/configuration.md lists every variable).
 
 With no environment at all this runs the embedded default: a SQLite file and the
 local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
@@ -46,11 +46,16 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    # The audit trail's writer (merchants.audit); before merchants, whose admin replaces
+    # the one it registers for the trail.
+    "auditlog",
     "merchants",
     "receipts",
     "messaging",
     "webhooks",
     "agentapi",
+    # Signed receipts and their append-only log (docs/verification.md).
+    "ledger",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -58,6 +63,11 @@ INSTALLED_APPS = [
     "django_ratelimit",
     # Dashboard sign-in throttling.
     "axes",
+    # Two-step sign-in to the dashboard (merchants.twofactor): authenticator apps and
+    # recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
 ]
 
 MIDDLEWARE = [
@@ -71,6 +81,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session passed the second sign-in step.
+    "django_otp.middleware.OTPMiddleware",
+    # The audit trail's actor and address (merchants.audit): the API never comes this far.
+    "merchants.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A view whose database does not answer: 503 "back in a moment", not a 500.
@@ -292,6 +306,15 @@ AXES_LOCKOUT_CALLABLE = "merchants.signin.locked_out"
 AXES_CLIENT_STR_CALLABLE = "merchants.signin.client_label"  # no user name or address in the log
 AXES_VERBOSE = False
 
+# Two-step sign-in (merchants.twofactor): required of the operator and shop owners unless
+# this is off; off by default only in development (DJANGO_DEBUG).
+RECECO_DASHBOARD_REQUIRE_2FA = envbool("RECECO_DASHBOARD_REQUIRE_2FA", not DEBUG)
+# The name authenticator apps show beside the account.
+OTP_TOTP_ISSUER = "Receco"
+
+# The audit trail (merchants.audit): django-auditlog writing merchants.AuditEntry.
+AUDITLOG_LOGENTRY_MODEL = "merchants.AuditEntry"
+
 # --- Limits (merchants.admission; rates as count/period, receco.lib.rates) --------------
 
 # Per live key: 1000 a minute, in bursts of at most 100 a second. Test keys are not limited.
@@ -305,6 +328,8 @@ RECECO_RATELIMIT_FAILED_LOOKUPS = envrate("RECECO_RATELIMIT_FAILED_LOOKUPS", "30
 RECECO_RATELIMIT_TEST_MERCHANTS = envrate("RECECO_RATELIMIT_TEST_MERCHANTS", "20/h")
 # Posts of the receipt page's send form per client address (django-ratelimit).
 RECECO_CONTACT_FORM_RATE = envrate("RECECO_CONTACT_FORM_RATE", "10/h")
+# Asking for dashboard password reset emails, per client address.
+RECECO_PASSWORD_RESET_RATE = envrate("RECECO_PASSWORD_RESET_RATE", "5/h")
 
 # --- Delivery: the task runner, email, text messages, and how often to send -----------
 
@@ -386,6 +411,22 @@ LOGGING = logging_config(RECECO_LOG_FORMAT, envstr("DJANGO_LOG_LEVEL", "INFO").u
 if RECECO_LOG_FORMAT == "json":
     # Python's warnings as log records (logger py.warnings), not bare lines on stderr.
     logging.captureWarnings(True)
+
+# --- Signed receipts and their log (docs/verification.md) -------------------------------
+
+# The signing keys, a JWK Set: inline, or in a file (./dev up makes .keys/signing-keys.json).
+# None configured: signing is off, /readyz says so and `appendlog` refuses to run.
+RECECO_SIGNING_KEYS = envstr("RECECO_SIGNING_KEYS")
+RECECO_SIGNING_KEY_FILE = envstr(
+    "RECECO_SIGNING_KEY_FILE", str(BASE_DIR / ".keys" / "signing-keys.json") if DEBUG else ""
+)
+# The log's name, the first line of every checkpoint and the key name of its signature.
+RECECO_LOG_ORIGIN = envstr("RECECO_LOG_ORIGIN") or f"{urlsplit(RECECO_WEB_URL).netloc}/receipts"
+# A receipt is appended once its row is this old (seconds): a sale whose transaction
+# commits late is never skipped by one that committed before it (ledger.appender).
+RECECO_LOG_COMMIT_LAG = envint("RECECO_LOG_COMMIT_LAG", 2, minimum=1)
+# The appender publishes a checkpoint at least this often (seconds) while receipts arrive.
+RECECO_LOG_CHECKPOINT_INTERVAL = envint("RECECO_LOG_CHECKPOINT_INTERVAL", 10, minimum=1)
 
 # /metrics in the Prometheus text format, off by default. When on, served to the client
 # addresses (or networks) listed, as RECECO_TRUSTED_PROXY_COUNT finds them, and to

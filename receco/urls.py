@@ -3,6 +3,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from agentapi.openapi import views as openapi
+from ledger.views import jwks
+from merchants import passwords
 from receipts.views import home
 
 urlpatterns = [
@@ -11,9 +13,14 @@ urlpatterns = [
     # The API described: the OpenAPI document and the reference page made from it.
     path("api/openapi.json", openapi.openapi_json, name="openapi"),
     path("api/reference/", openapi.reference, name="api-reference"),
+    # Dashboard password reset by email (Django's views, Receco's templates).
+    path("admin/", include(passwords.urlpatterns)),
     path("admin/", admin.site.urls),
     # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
+    # Signed receipts: the public keys, and the receipt log's checkpoint and proofs.
+    path(".well-known/jwks.json", jwks, name="jwks"),
+    path("log/", include("ledger.urls")),
     # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
     path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),
 ]

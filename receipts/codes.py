@@ -8,8 +8,24 @@ from dataclasses import dataclass
 
 from receco.errors import InvalidInput
 
-TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-SHORT_CODE_RE = re.compile(r"^[A-Z0-9]{6}$")
+# The forms of a receipt's two names, declared here only: the validators, the models, the
+# OpenAPI document and the messages read them, and tests hold docs/ to them.
+TOKEN_MIN_LENGTH = 8
+TOKEN_MAX_LENGTH = 64
+TOKEN_CHARACTERS = "A-Za-z0-9_-"
+SHORT_CODE_LENGTH = 6
+SHORT_CODE_CHARACTERS = "A-Z0-9"
+
+TOKEN_PATTERN = f"[{TOKEN_CHARACTERS}]{{{TOKEN_MIN_LENGTH},{TOKEN_MAX_LENGTH}}}"
+SHORT_CODE_PATTERN = f"[{SHORT_CODE_CHARACTERS}]{{{SHORT_CODE_LENGTH}}}"
+TOKEN_RE = re.compile(f"^{TOKEN_PATTERN}$")
+SHORT_CODE_RE = re.compile(f"^{SHORT_CODE_PATTERN}$")
+
+# The same forms in words, for messages and the OpenAPI document's descriptions.
+TOKEN_FORM = f"{TOKEN_MIN_LENGTH} to {TOKEN_MAX_LENGTH} of A-Z a-z 0-9 _ -"
+SHORT_CODE_FORM = f"{SHORT_CODE_LENGTH} of A-Z 0-9"
+TOKEN_FORM_MESSAGE = f"Must be {TOKEN_MIN_LENGTH} to {TOKEN_MAX_LENGTH} letters, digits, '_' or '-'."
+SHORT_CODE_FORM_MESSAGE = f"Must be {SHORT_CODE_LENGTH} letters or digits."
 
 # Generated short codes leave out 0/O and 1/I/L, which customers mistype from a till
 # printout; any [A-Z0-9]{6} code a POS supplies is still accepted.
@@ -50,7 +66,8 @@ def new_token() -> str:
 def new_short_code() -> str:
     """Return a random 6-character short code from the unambiguous alphabet, beginning with
     a letter (those beginning with a digit are derived ones: ``derived_short_code``)."""
-    return secrets.choice(_SERVICE_FIRST) + "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(5))
+    rest = "".join(secrets.choice(SHORT_CODE_ALPHABET) for _ in range(SHORT_CODE_LENGTH - 1))
+    return secrets.choice(_SERVICE_FIRST) + rest
 
 
 def derived_short_code(token: str) -> str:
@@ -61,7 +78,7 @@ def derived_short_code(token: str) -> str:
     number = int.from_bytes(hashlib.sha256(b"receco/short-code/v1:" + token.encode()).digest()[:8], "big")
     number, rest = divmod(number, len(DERIVED_FIRST))
     code = [DERIVED_FIRST[rest]]
-    for _ in range(5):
+    for _ in range(SHORT_CODE_LENGTH - 1):
         number, rest = divmod(number, len(SHORT_CODE_ALPHABET))
         code.append(SHORT_CODE_ALPHABET[rest])
     return "".join(code)
@@ -95,7 +112,7 @@ def parse_reference(raw: object) -> Reference:
     if not isinstance(raw, str) or not raw.isascii():
         raise InvalidInput(INVALID_TOKEN)
     value = raw.strip()
-    if len(value) == 6 and SHORT_CODE_RE.match(value.upper()):
+    if len(value) == SHORT_CODE_LENGTH and SHORT_CODE_RE.match(value.upper()):
         return Reference("short_code", value.upper())
     if TOKEN_RE.match(value):
         return Reference("token", value)

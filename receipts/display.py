@@ -1,6 +1,7 @@
 """A receipt as customers read it, shared by the receipt page and the delivery email:
 amounts formatted, dates in the merchant's time zone, the merchant's legal identity,
-the breakdown of the total, refunds, values in words, colours safe to put into CSS."""
+the breakdown of the total, refunds (a refund's share of its sale's tax, a sale's items
+refunded), values in words, colours safe to put into CSS."""
 
 import re
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from django.urls import reverse
 from merchants.colors import HOUSE_ACCENT_COLOR
 from merchants.models import Merchant
 from merchants.zones import local_time
+from receipts.documents import RefundShare, refund_share, title
 from receipts.models import Receipt
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -25,6 +27,7 @@ class Line:
     unit_price: str
     total_price: str
     sku: str | None
+    refunded: int = 0  # how many of the quantity have been refunded
 
 
 def accent_color(value: object) -> str:
@@ -81,7 +84,9 @@ def origin(url: str) -> str:
 
 
 def lines(receipt: Receipt) -> list[Line]:
-    """The receipt's items with their amounts formatted in its currency."""
+    """The receipt's items with their amounts formatted in its currency, and how many of
+    each have been refunded."""
+    refunded = receipt.detail("refunded_lines") or {}
     return [
         Line(
             name=str(item.get("name", "")),
@@ -89,8 +94,9 @@ def lines(receipt: Receipt) -> list[Line]:
             unit_price=format_amount(item.get("unit_price", 0), receipt.currency),
             total_price=format_amount(item.get("total_price", 0), receipt.currency),
             sku=item.get("sku"),
+            refunded=refunded.get(str(index), 0),
         )
-        for item in receipt.items
+        for index, item in enumerate(receipt.items)
     ]
 
 
@@ -99,6 +105,7 @@ WORDS = {
     "completed": "Completed",
     "partially_refunded": "Partly refunded",
     "refunded": "Refunded",
+    "refund": "Refund",
     "voided": "Voided",
     "card": "Card",
     "cash": "Cash",
@@ -115,6 +122,7 @@ STATUS_CLASSES = {
     "partially_refunded": "status-refunded",
     "refunded": "status-refunded",
     "voided": "status-voided",
+    "refund": "status-refund",
 }
 # Tax identifier schemes by the name customers know them by.
 TAX_SCHEMES = {"NG_TIN": "TIN", "GH_TIN": "TIN", "KE_PIN": "KRA PIN", "ZA_VAT": "VAT no.", "EU_VAT": "VAT no."}
@@ -145,11 +153,17 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
     accent = accent_color(receipt.accent_color)
     zone = merchant.time_zone
     details = receipt.details or {}
-    payment = details.get("payment_details") or {}
+    share = refund_share(receipt, receipt.refund_of) if receipt.refund_of_id else None
+    payment = (share.payment_details if share else details.get("payment_details")) or {}
+    # A refund's status is its sale's POS's "completed": it reads as what it is.
+    status = "refund" if share else receipt.status
     return {
+        "title": title(receipt),
+        "title_noun": _noun(title(receipt)),
         "receipt": receipt,
         "merchant": merchant,
         "tax_identifier": _tax_identifier(merchant),
+        "registration_number": merchant.registration_number,
         "accent": accent,
         "accent_text": text_color_on(accent),
         "logo_url": logo_url(receipt.merchant_logo),
@@ -159,9 +173,9 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "itemised": receipt.keyed or receipt.is_test,
         "lines": lines(receipt),
         "total": format_amount(receipt.total_amount, receipt.currency),
-        "breakdown": breakdown(receipt, details),
-        "status_words": words(receipt.status),
-        "status_class": STATUS_CLASSES.get(receipt.status, "status-other"),
+        "breakdown": refund_breakdown(receipt, share) if share else breakdown(receipt, details),
+        "status_words": words(status),
+        "status_class": STATUS_CLASSES.get(status, "status-other"),
         "payment_words": words(receipt.payment_method),
         "card": " ".join(filter(None, [words(payment.get("card_brand")), _last4(payment.get("card_last4"))])),
         "authorization_code": payment.get("authorization_code"),
@@ -170,17 +184,52 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "refund_of_url": _page(details["refund_of"]) if details.get("refund_of") else None,
         "refund_of_code": details.get("refund_of_short_code"),
         "refund_reason": details.get("reason"),
-        "refunds": [
-            {
-                "short_code": entry["short_code"],
-                "url": _page(entry["token"]),
-                "amount": format_amount(entry["amount"], receipt.currency),
-            }
-            for entry in details.get("refunds", [])
-        ],
+        "refunds": _refunds(receipt, details.get("refunds", [])),
         "refunded": format_amount(sum(entry["amount"] for entry in details.get("refunds", [])), receipt.currency),
         **_void(receipt, zone),
     }
+
+
+@dataclass(frozen=True)
+class RefundEntry:
+    """One refund of a sale, as its page lists it."""
+
+    short_code: str
+    url: str
+    amount: str
+    items: list[str]  # "Jollof rice × 1", what came back; empty for a refund of an amount
+
+
+def _refunds(sale: Receipt, entries: list[dict]) -> list[RefundEntry]:
+    """The sale's refunds with the items each gave back (one query, when it has any)."""
+    if not entries:
+        return []
+    refunds = Receipt.objects.using(sale._state.db).filter(refund_of=sale).only("token", "items", "details")
+    names = [str(item.get("name", "")) for item in sale.items]
+    items = {}
+    for refund in refunds:
+        items[refund.token] = [
+            f"{names[line['index']]} × {line['quantity']}"
+            for line in refund.detail("lines") or []
+            if line["index"] < len(names)
+        ]
+    return [
+        RefundEntry(
+            short_code=entry["short_code"],
+            url=_page(entry["token"]),
+            amount=format_amount(entry["amount"], sale.currency),
+            items=items.get(entry["token"], []),
+        )
+        for entry in entries
+    ]
+
+
+def _noun(document_title: str) -> str:
+    """The title as it reads after "Your": ``VAT receipt``, ``refund receipt``; a voided
+    sale's is still its ``receipt``."""
+    if document_title == "Voided":
+        return "receipt"
+    return document_title if document_title.startswith("VAT") else document_title.lower()
 
 
 def _void(receipt: Receipt, zone: str) -> dict:
@@ -204,6 +253,30 @@ def _tax_identifier(merchant: Merchant) -> str | None:
     return f"{TAX_SCHEMES.get(scheme, scheme.replace('_', ' '))} {value}"
 
 
+def refund_breakdown(refund: Receipt, share: RefundShare) -> list[Row]:
+    """A refund's lines above its total: its items' sum, then each tax line of the sale
+    with the refund's share of it, then what remains of the difference (its share of the
+    sale's discounts and charges), if anything does."""
+    money = refund.currency
+    items_total = sum(item.get("total_price", 0) for item in refund.items)
+    added = sum(line["tax_amount"] for line in share.tax_lines if not line["inclusive"])
+    rest = refund.total_amount - items_total - added
+    if not share.tax_lines and not rest:
+        return []
+    rows = [Row("Subtotal", format_amount(items_total, money))]
+    for line in share.tax_lines:
+        rows.append(Row(_tax_label(line, "refunded"), format_amount(line["tax_amount"], money)))
+    if rest:
+        rows.append(Row("Share of the sale's discounts and charges", format_amount(rest, money)))
+    return rows
+
+
+def _tax_label(line: dict, verb: str = "") -> str:
+    """``VAT 7.5%``, ``VAT 7.5% (included)``, ``VAT 7.5% refunded (included)``."""
+    label = " ".join(filter(None, [line["name"], f"{line['rate']:g}%", verb]))
+    return f"{label} (included)" if line["inclusive"] else label
+
+
 def breakdown(receipt: Receipt, details: dict) -> list[Row]:
     """The lines between the items and the total: the POS's own breakdown when it gave
     its subtotal, else what the items do not add up to, as one line."""
@@ -213,16 +286,15 @@ def breakdown(receipt: Receipt, details: dict) -> list[Row]:
         adjustment = receipt.total_amount - items_total
         if not adjustment:
             return []
-        # A refund of items gives back their share of what was paid: discounts and taxes pro rata.
-        label = "Share of the sale's discounts and taxes" if receipt.refund_of_id else "Taxes, charges and discounts"
-        return [Row("Subtotal", format_amount(items_total, money)), Row(label, format_amount(adjustment, money))]
+        return [
+            Row("Subtotal", format_amount(items_total, money)),
+            Row("Taxes, charges and discounts", format_amount(adjustment, money)),
+        ]
     rows = [Row("Subtotal", format_amount(details["subtotal_amount"], money))]
     if details.get("discount_amount"):
         rows.append(Row("Discount", format_amount(-details["discount_amount"], money)))
     for line in details.get("tax_lines") or []:
-        rate = f"{line['rate']:g}%"
-        label = f"{line['name']} {rate} (included)" if line["inclusive"] else f"{line['name']} {rate}"
-        rows.append(Row(label, format_amount(line["tax_amount"], money)))
+        rows.append(Row(_tax_label(line), format_amount(line["tax_amount"], money)))
     if details.get("tip_amount"):
         rows.append(Row("Tip", format_amount(details["tip_amount"], money)))
     return rows

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from merchants.colors import validate_accent_color
 from receco.lib.queries import get_by
+from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
@@ -27,8 +28,8 @@ class Receipt(models.Model):
     """The immutable record of one completed sale; only the contact fields change."""
 
     # Both unique constraints are also the lookup indexes for getReceipt.
-    token = models.CharField(max_length=64, unique=True)
-    short_code = models.CharField(max_length=6, unique=True)
+    token = models.CharField(max_length=TOKEN_MAX_LENGTH, unique=True)
+    short_code = models.CharField(max_length=SHORT_CODE_LENGTH, unique=True)
     merchant = models.ForeignKey("merchants.Merchant", on_delete=models.PROTECT, related_name="receipts")
     # Display fields as the POS gave them at sale time, so a later rebrand of the
     # merchant does not rewrite old receipts.
@@ -124,8 +125,8 @@ class SetAside(models.Model):
     The receipt itself now has a fresh token and short code that nobody was given."""
 
     receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="set_asides")
-    claimed_token = models.CharField(max_length=64)
-    claimed_short_code = models.CharField(max_length=6)
+    claimed_token = models.CharField(max_length=TOKEN_MAX_LENGTH)
+    claimed_short_code = models.CharField(max_length=SHORT_CODE_LENGTH)
     created_at = models.DateTimeField("set aside at", auto_now_add=True)
 
     class Meta:

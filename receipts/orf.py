@@ -4,17 +4,23 @@ the receipt page offers as a download.
 
 Amounts are in major units by the currency's exponent (130000 NGN -> 1300.0; JPY has none),
 tax rates are fractions (7.5 % -> 0.075), the merchant is named by its legal identity.
-What ORF has no field for (the short code, subtotal, discount, tip, the last digits of
-the card, the refunds) is kept under ``extensions.receco``.
+A refund's tax lines are its share of its sale's, and its payment the sale's card, which
+the money goes back to. What ORF has no field for (the short code, the title, subtotal,
+discount, tip, the last digits of the card, the refunds and the items they gave back) is
+kept under ``extensions.receco``.
 """
 
 from merchants.models import Merchant
+from receipts.documents import refund_share, refunded_items, title
 from receipts.models import Receipt
 from receipts.money import currency_info
 from receipts.representation import iso_utc
 
 ORF_VERSION = "0.1.0"
 EXTENSION = "receco"
+# ORF 0.1 has no field for a company registration number: it is one of the merchant's
+# identifiers, by a scheme named as tax schemes are (NG_TIN).
+REGISTRATION_SCHEME = "NG_CAC"
 
 
 def document(receipt: Receipt, merchant: Merchant) -> dict:
@@ -27,6 +33,11 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
         return minor if digits == 0 else minor / 10**digits
 
     details = receipt.details or {}
+    tax_lines = details.get("tax_lines") or []
+    payment = details.get("payment_details") or {}
+    if receipt.refund_of_id:
+        share = refund_share(receipt, receipt.refund_of)
+        tax_lines, payment = share.tax_lines, share.payment_details or {}
     doc = {
         "orf_version": ORF_VERSION,
         "receipt": {
@@ -49,7 +60,6 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
         "total": major(receipt.total_amount),
         "currency": receipt.currency,
     }
-    tax_lines = details.get("tax_lines") or []
     if tax_lines:
         doc["tax"] = {
             "tax_lines": [
@@ -65,7 +75,6 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
         names = {line["name"] for line in tax_lines}
         if len(names) == 1:
             doc["tax"]["tax_scheme"] = names.pop()
-    payment = details.get("payment_details") or {}
     if receipt.payment_method or payment.get("card_brand") or payment.get("authorization_code"):
         doc["payment"] = {
             name: value
@@ -81,6 +90,7 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
             "token": receipt.token,
             "short_code": receipt.short_code,
             "status": receipt.status,
+            "title": title(receipt),
             "livemode": receipt.livemode,
             "receipt_url": receipt.public_url,
             "subtotal": major(details.get("subtotal_amount")),
@@ -90,6 +100,7 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
             "card_last4": payment.get("card_last4"),
             "refund_of": details.get("refund_of"),
             "refunds": [{**entry, "amount": major(entry["amount"])} for entry in details.get("refunds", [])],
+            "refunded_items": refunded_items(receipt),
         }
     }
     return doc
@@ -102,7 +113,12 @@ def _merchant(merchant: Merchant, receipt: Receipt) -> dict:
         "display_name": receipt.merchant_name,
         "country_code": merchant.country,
     }
+    identifiers = []
     if merchant.tax_identifier:
         scheme, value = merchant.tax_identifier
-        found["tax_identifiers"] = [{"scheme": scheme, "value": value}]
+        identifiers.append({"scheme": scheme, "value": value})
+    if merchant.registration_number:
+        identifiers.append({"scheme": REGISTRATION_SCHEME, "value": merchant.registration_number})
+    if identifiers:
+        found["tax_identifiers"] = identifiers
     return found

@@ -21,7 +21,7 @@ from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
 from receipts import writer
 from receipts.claims import check_token
-from receipts.codes import TOKEN_RE, new_token
+from receipts.codes import TOKEN_FORM_MESSAGE, TOKEN_MAX_LENGTH, TOKEN_RE, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
 from receipts.models import Receipt, Void
 from receipts.representation import iso_utc
@@ -49,8 +49,8 @@ class RefundLineSerializer(serializers.Serializer):
 
 
 class RefundSerializer(serializers.Serializer):
-    token = StrictCharField(max_length=64)
-    refund_token = StrictCharField(max_length=64, required=False, allow_null=True, default=None)
+    token = StrictCharField(max_length=TOKEN_MAX_LENGTH)
+    refund_token = StrictCharField(max_length=TOKEN_MAX_LENGTH, required=False, allow_null=True, default=None)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT, required=False, allow_null=True, default=None)
     # Made apart from its lines, which would otherwise allow null too (as SaleSerializer.tax_lines).
     items = serializers.ListSerializer(
@@ -60,7 +60,7 @@ class RefundSerializer(serializers.Serializer):
 
     def validate_refund_token(self, value):
         if value and not TOKEN_RE.match(value):
-            raise serializers.ValidationError("Must be 8 to 64 letters, digits, '_' or '-'.")
+            raise serializers.ValidationError(TOKEN_FORM_MESSAGE)
         return value or None
 
     def validate(self, attrs):
@@ -70,7 +70,7 @@ class RefundSerializer(serializers.Serializer):
 
 
 class VoidSerializer(serializers.Serializer):
-    token = StrictCharField(max_length=64)
+    token = StrictCharField(max_length=TOKEN_MAX_LENGTH)
     reason = StrictCharField(max_length=200, required=False, allow_null=True, allow_blank=True, default=None)
 
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from operator import attrgetter
 
 from receipts.contacts import mask_email, mask_phone
+from receipts.documents import refund_share
 from receipts.fields import COLUMN, CONTACT, DETAIL, DETAILS, MOMENT, PAYMENT, PAYMENT_DETAILS, RECEIPT_FIELDS
 from receipts.models import Receipt
 
@@ -38,8 +39,9 @@ _DETAILS = _named(DETAILS)
 
 def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
     """Return every field of a receipt (receipts.fields: the first 19 those every client
-    knows, then its breakdown, payment and refunds), all from its own row. Contact data is
-    masked unless ``reveal_contact``."""
+    knows, then its breakdown, payment and refunds), all from its own row, but for a
+    refund, whose tax lines and card are its share of its sale's (one more query).
+    Contact data is masked unless ``reveal_contact``."""
     data = _TEMPLATE.copy()
     data.update(zip(_READ, _read(receipt), strict=True))
     for name in _MOMENTS:
@@ -59,4 +61,9 @@ def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
     else:
         for name in _DETAILS:
             data[name] = []
+    if receipt.refund_of_id:
+        share = refund_share(receipt, receipt.refund_of)
+        payment = share.payment_details
+        data["tax_lines"] = share.tax_lines
+        data[_PAYMENT] = {name: payment.get(name) for name in PAYMENT_DETAILS} if payment else None
     return data

@@ -18,10 +18,17 @@ from rest_framework import serializers
 from merchants.colors import normalize_accent_color
 from merchants.models import string_id_validator
 from receco.errors import InvalidInput
-from receipts.codes import SHORT_CODE_RE, TOKEN_RE
+from receipts.codes import (
+    SHORT_CODE_FORM_MESSAGE,
+    SHORT_CODE_LENGTH,
+    SHORT_CODE_RE,
+    TOKEN_FORM_MESSAGE,
+    TOKEN_MAX_LENGTH,
+    TOKEN_RE,
+)
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_email, normalize_phone
 
-# Upper bounds, documented in the README. A body over RECECO_MAX_BODY_BYTES is refused
+# Upper bounds, documented in docs/api.md. A body over RECECO_MAX_BODY_BYTES is refused
 # before any of this runs.
 MAX_ITEMS = 500
 MAX_AMOUNT = 10**15  # minor units; far above any sale, below JavaScript's 2**53
@@ -153,8 +160,8 @@ def _has_host(url: str) -> bool:
 
 
 class SaleSerializer(serializers.Serializer):
-    token = _optional_text(64)
-    short_code = _optional_text(6)
+    token = _optional_text(TOKEN_MAX_LENGTH)
+    short_code = _optional_text(SHORT_CODE_LENGTH)
     merchant_string_id = StrictCharField(max_length=64)
     merchant_name = _optional_text(200)
     merchant_logo = _optional_text(500)
@@ -181,14 +188,14 @@ class SaleSerializer(serializers.Serializer):
 
     def validate_token(self, value):
         if value and not TOKEN_RE.match(value):
-            raise serializers.ValidationError("Must be 8 to 64 letters, digits, '_' or '-'.")
+            raise serializers.ValidationError(TOKEN_FORM_MESSAGE)
         return value or None
 
     def validate_short_code(self, value):
         code = (value or "").strip()
         code = code.upper() if code.isascii() else code  # "ſ".upper() is "S": no Unicode case mapping
         if code and not SHORT_CODE_RE.match(code):
-            raise serializers.ValidationError("Must be 6 letters or digits.")
+            raise serializers.ValidationError(SHORT_CODE_FORM_MESSAGE)
         return code or None
 
     def validate_merchant_string_id(self, value):

@@ -20,6 +20,7 @@ from messaging.transports import EMAIL, SMS
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
+from receco.lib.rates import parse_rate
 from receco.ops import metrics
 from receipts import orf, qr, sent_here, writer
 from receipts.contacts import mask_email, mask_phone
@@ -109,6 +110,7 @@ def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
             # A well-formed reference may name a sale the shop's agent has not uploaded
             # yet (it prints the QR code while offline): the page looks again by itself.
             context = {
+                "reference": _as_typed(reference),
                 "pending": isinstance(error, NotFound),
                 "retry_seconds": PENDING_RETRY_SECONDS,
                 "retry_tries": PENDING_RETRY_TRIES,
@@ -150,7 +152,7 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     form = ContactForm(request.POST)
     if _form_limited(request):
         metrics.rate_limit_refused("contact_form")
-        form.add_error(None, "Too many requests from your network. Wait a while, then try again.")
+        form.add_error(None, _form_limit_words())
         return _render_receipt(request, receipt, form, status=429)
     if not form.is_valid():
         return _render_receipt(request, receipt, form, status=400)
@@ -223,6 +225,12 @@ def _scan_error(request: HttpRequest, code: str, message: str, status: int) -> H
     return render(request, "receipts/scan.html", context, status=status)
 
 
+def _as_typed(reference: str) -> str:
+    """A reference that found nothing, to repeat to the reader: cut to the longest a token
+    may be, so that a pasted page of text does not become one."""
+    return reference.strip()[:64]
+
+
 def _scan_context() -> dict:
     return {"web_url": settings.RECECO_WEB_URL}
 
@@ -246,6 +254,12 @@ def _limited_words(refused: Planned) -> str:
 def _retry_after(response: HttpResponse, seconds: int) -> HttpResponse:
     response["Retry-After"] = str(seconds)
     return response
+
+
+def _form_limit_words() -> str:
+    """The send form's refusal, with its limit as RECECO_CONTACT_FORM_RATE says it."""
+    rate = parse_rate(settings.RECECO_CONTACT_FORM_RATE)
+    return f"Too many requests from your network: at most {rate.describe()}. Wait a while, then try again."
 
 
 def _form_limited(request: HttpRequest) -> bool:

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,16 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port of 127.0.0.1 on which nothing listens, held for as long as the block runs: a
+    connection to it is refused, and no other program (another test run on this machine)
+    can take it meanwhile, as it could a port that ``free_port`` let go."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @dataclass

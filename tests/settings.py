@@ -4,7 +4,10 @@ DATABASE_URL and REDIS_URL still decide where the suite runs (SQLite and local
 memory when unset; .ci/run also runs it on PostgreSQL and Redis).
 """
 
+import json
 import os
+
+from receco.lib.signingkeys import generate_jwk
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-not-for-any-deployment")
 os.environ.setdefault("RECECO_WEB_URL", "https://receipts.example.test")
@@ -13,6 +16,9 @@ os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
 # Tasks run in the test's own process, right after its transaction commits, so that a
 # test sees what a change sent (tests of the worker choose the database backend).
 os.environ.setdefault("RECECO_TASKS_BACKEND", "immediate")
+# A signing key of this run's own (the servers the suite starts inherit it): keys are never
+# in the repository, not even a test one.
+os.environ.setdefault("RECECO_SIGNING_KEYS", json.dumps({"keys": [generate_jwk()]}))
 
 from receco.settings import *  # noqa: E402,F403
 
@@ -32,3 +38,7 @@ WHITENOISE_USE_FINDERS = True
 if REDIS_URL:  # noqa: F405
     RECECO_CACHE_PREFIX = f"receco-test-{os.getpid()}"
     CACHES["default"]["KEY_PREFIX"] = RECECO_CACHE_PREFIX  # noqa: F405
+
+# Two-step sign-in is on outside debug; the suite signs staff in with passwords alone
+# unless a test is about the second step (tests/merchants/test_two_step.py turns it on).
+RECECO_DASHBOARD_REQUIRE_2FA = False

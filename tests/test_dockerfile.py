@@ -94,7 +94,22 @@ def test_development_files_stay_out_of_the_image(path):
         "receipts/views.py",
         "templates/base.html",
         "static/vendor/jsqr/jsQR.js",
+        "verifier/pyproject.toml",
+        "verifier/src/receco_verify/merkle.py",
     ],
 )
 def test_what_the_service_runs_goes_in(path):
     assert not _ignored(path)
+
+
+def test_every_local_package_requirements_txt_names_is_copied_before_it_is_installed():
+    # pip reads ./verifier from the image's file system: a COPY after the install would
+    # leave the build failing with "does not appear to be a Python project".
+    local = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("./")]
+    assert local == ["./verifier"]
+    steps = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
+    install = steps.index("RUN pip install -r requirements.txt")
+    for path in local:
+        name = path.removeprefix("./")
+        assert f"COPY {name} ./{name}" in steps[:install]
+        assert (ROOT / name / "pyproject.toml").is_file()

@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "merchants", "receipts", "messaging", "webhooks", "agentapi"]),
+    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi"]),
+    "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
 
@@ -30,6 +31,8 @@ LAYERS = [
     ("merchants", ["merchants"]),
     # Receipts: validation, the one writer of receipt rows and its hooks, look-up, refunds.
     ("receipts", ["receipts"]),
+    # The receipt log: signed entries of what the writer wrote, appended after the fact.
+    ("ledger", ["ledger"]),
     # The one outbox: email, SMS and webhook deliveries, sent through their transports.
     ("messaging", ["messaging"]),
     # Endpoints and events: they read receipts and hand deliveries to the outbox.
@@ -48,9 +51,12 @@ LAYERS = [
             "*.admin",
             "receipts.views",
             "receipts.urls",
-            # the dashboard: its site, its home page's figures
+            "ledger.views",
+            "ledger.urls",
+            # the dashboard: its site, its sign-in pages, its home page's figures
             "merchants.admin_config",
             "merchants.sites",
+            "merchants.signin_views",
             "receipts.today",
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
@@ -184,5 +190,5 @@ def test_the_check_finds_an_import_up_the_layers_inside_a_function():
 def test_the_dashboard_and_the_pages_are_the_top_layer():
     top = len(LAYERS) - 1
     assert [layer_of(name) for name in ("receipts.admin", "receipts.views", "merchants.sites")] == [top] * 3
-    assert layer_of("receipts.creation") == 2
+    assert layer_of("receipts.creation") == [name for name, _ in LAYERS].index("receipts")
     assert layer_of("receco.lib.queries") == 0

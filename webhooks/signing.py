@@ -3,7 +3,7 @@
 ``Receco-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">``, one
 ``v1=`` per secret that signs (two during a secret's roll). The receiver recomputes the
 HMAC with its secret, compares in constant time, and refuses a ``t`` too far from its
-clock (README, "Webhooks").
+clock (docs/webhooks.md).
 """
 
 import hashlib

@@ -10,12 +10,14 @@ procedures in one path, ``batch=1``) is described in the text, not as paths.
 import functools
 
 import orjson
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from agentapi import procedures  # noqa: F401  (registers the procedures)
 from agentapi.openapi.fields import serializer_schema
 from agentapi.openapi.inputs import INPUTS, NOTES
 from agentapi.openapi.outputs import OUTPUTS, SCHEMAS
+from merchants.admission import limits
 from receco.lib.trpc import API_PREFIX, HTTP_STATUS, JSONRPC_ERROR_CODE, PROCEDURES, Procedure
 
 TITLE = "Receco API"
@@ -37,11 +39,8 @@ with the inputs keyed `{"0": …, "1": …}` (in `input` for queries, in the bod
 mutations), at most 50 calls; the answer is an array of envelopes in call order, with
 their common status, or 207 when the statuses differ.
 
-Rate limits (each call of a batch counts): live keys 1000 a minute and 100 a second,
-test keys unlimited, calls without a key 600 a minute per client address, short codes
-that find nothing 30 a minute per client address, new test- merchants 20 an hour per
-client address. Going over answers 429 with Retry-After; calls with a live key carry
-the RateLimit-Policy and RateLimit headers.
+Rate limits (each call of a batch counts): {limits}. Going over answers 429 with
+Retry-After; calls with a live key carry the RateLimit-Policy and RateLimit headers.
 """
 
 # The answers of every procedure call that fails, as (status, error.data.code, name, when).
@@ -77,16 +76,35 @@ _EVERY_CALL = (400, 401, 403, 404, 405, 414, 417, 429, 431, 500, 501, 503)
 _RETRY_AFTER = (429, 503)
 
 
-@functools.cache
 def document() -> dict:
-    """The document, built on first use."""
+    """The document, built on first use, and again when the limits it states change."""
+    return _document(limits.current(), settings.RECECO_WEB_URL)
+
+
+def document_json() -> bytes:
+    """The document as the JSON /api/openapi.json serves."""
+    return _document_json(limits.current(), settings.RECECO_WEB_URL)
+
+
+@functools.lru_cache(maxsize=4)  # keyed by what the document reads from the settings
+def _document(_limits: tuple, _web_url: str) -> dict:
     return build()
 
 
-@functools.cache
-def document_json() -> bytes:
-    """The document as the JSON /api/openapi.json serves."""
-    return orjson.dumps(document())
+@functools.lru_cache(maxsize=4)
+def _document_json(limits_now: tuple, web_url: str) -> bytes:
+    return orjson.dumps(_document(limits_now, web_url))
+
+
+def _with_limits(text: str) -> str:
+    """``text`` with {limits} (all of them) and each limit's {live_key}, {anonymous},
+    {failed_lookups}, {test_merchants} in words, as the settings say now."""
+    words = {
+        setting.removeprefix("RECECO_RATELIMIT_").lower(): limits.in_words(setting) for setting, *_ in limits.DECLARED
+    }
+    for name, said in {**words, "limits": limits.summary()}.items():
+        text = text.replace(f"{{{name}}}", said)
+    return text
 
 
 def build(registry: dict[str, Procedure] = PROCEDURES) -> dict:
@@ -99,7 +117,9 @@ def build(registry: dict[str, Procedure] = PROCEDURES) -> dict:
         raise ImproperlyConfigured(f"agentapi.openapi describes no input or output of {', '.join(undescribed)}")
     return {
         "openapi": "3.1.0",
-        "info": {"title": TITLE, "version": VERSION, "description": DESCRIPTION},
+        "info": {"title": TITLE, "version": VERSION, "description": _with_limits(DESCRIPTION)},
+        # Code generators take their clients' default base URL from here.
+        "servers": [{"url": settings.RECECO_WEB_URL, "description": "This service (RECECO_WEB_URL)"}],
         "paths": {f"{API_PREFIX}{name}": _path(name, procedure) for name, procedure in registry.items()},
         "components": {
             "schemas": {**SCHEMAS, "Error": _error_schema()},
@@ -124,26 +144,47 @@ def _path(name: str, procedure: Procedure) -> dict:
     operation = {
         "operationId": name,
         "summary": described.summary,
-        "description": described.description,
+        "description": _with_limits(described.description),
         "responses": {"200": _success(name), **_error_responses(name, procedure)},
     }
-    media = {"application/json": {"schema": schema, "example": described.example}}
     if procedure.kind == "query":
-        # Tools read the examples of a query's input from its schema (a parameter with
-        # content has no example of its own).
+        # The input is one query value holding JSON. Declared as a string whose content is
+        # JSON (contentMediaType, contentSchema), not with "content": common generators
+        # (openapi-python-client among them) drop a parameter declared with "content", and
+        # leave their users no way to send it.
         schema["examples"] = [described.example]
         operation["parameters"] = [
             {
                 "name": "input",
                 "in": "query",
                 "required": True,
-                "description": "The input as JSON, URL-encoded",
-                "content": media,
+                "description": "The input as JSON, URL-encoded like any query value: " + _json(described.example),
+                "schema": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": schema,
+                    "examples": [_json(described.example)],
+                },
             }
         ]
     else:
+        media = {"application/json": {"schema": schema, "example": described.example}}
         operation["requestBody"] = {"required": True, "content": media}
     return {procedure.method.lower(): operation}
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+def input_of(operation: dict) -> tuple[dict, dict]:
+    """The schema of an operation's input, and its example, whether it is sent in the query
+    (queries) or as the body (mutations)."""
+    if "requestBody" in operation:
+        media = operation["requestBody"]["content"]["application/json"]
+        return media["schema"], media["example"]
+    schema = operation["parameters"][0]["schema"]["contentSchema"]
+    return schema, schema["examples"][0]
 
 
 def _annotated(schema: dict, notes: dict[str, str]) -> dict:
@@ -228,11 +269,11 @@ def _headers() -> dict:
             "schema": {"type": "integer", "minimum": 1},
         },
         "RateLimit-Policy": {
-            "description": 'A live key\'s limits (draft-ietf-httpapi-ratelimit-headers): "minute";q=1000;w=60, …',
+            "description": f"A live key's limits (draft-ietf-httpapi-ratelimit-headers): {limits.policy_header()}",
             "schema": {"type": "string"},
         },
         "RateLimit": {
-            "description": 'Where a live key stands against them: "minute";r=999;t=41, …',
+            "description": 'Where a live key stands against them: "minute";r=<calls left>;t=<seconds left>, …',
             "schema": {"type": "string"},
         },
     }

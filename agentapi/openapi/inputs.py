@@ -14,17 +14,17 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from agentapi.procedures import FORMATS
-from receipts.codes import SHORT_CODE_RE, TOKEN_RE
+from receipts.codes import SHORT_CODE_FORM, SHORT_CODE_PATTERN, TOKEN_FORM, TOKEN_PATTERN
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH
 from receipts.refunds import RefundSerializer, VoidSerializer
 from receipts.validation import SaleSerializer, StrictCharField
 
-REFERENCE = "A receipt's token (8 to 64 of A-Z a-z 0-9 _ -) or its short code (6 of A-Z 0-9, trimmed, any case)"
+REFERENCE = f"A receipt's token ({TOKEN_FORM}) or its short code ({SHORT_CODE_FORM}, trimmed, any case)"
 # What receipts.codes.parse_reference reads: a token or a short code in any case, with the
 # ASCII whitespace str.strip() removes around it.
 _SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f ]*"
-_SHORT_CODE = SHORT_CODE_RE.pattern.strip("^$").replace("A-Z", "A-Za-z")
-REFERENCE_RE = re.compile(f"^{_SPACE}({_SHORT_CODE}|{TOKEN_RE.pattern.strip('^$')}){_SPACE}$")
+_SHORT_CODE = SHORT_CODE_PATTERN.replace("A-Z", "A-Za-z")
+REFERENCE_RE = re.compile(f"^{_SPACE}({_SHORT_CODE}|{TOKEN_PATTERN}){_SPACE}$")
 
 
 class ReceiptQuerySerializer(serializers.Serializer):
@@ -63,6 +63,8 @@ class ContactSerializer(serializers.Serializer):
 class Input:
     serializer: type[serializers.Serializer]
     summary: str
+    # {failed_lookups}, {anonymous}, {live_key}, {test_merchants}: that limit as the settings
+    # say now (merchants.admission.limits), filled in when the document is built.
     description: str
     example: dict = field(default_factory=dict)
     conflicts: str = ""  # when the procedure answers 409 CONFLICT; empty: never
@@ -102,7 +104,8 @@ INPUTS: dict[str, Input] = {
         ReceiptQuerySerializer,
         "Read a receipt",
         "Answers the receipt a token or short code names. Contact data is masked unless the caller holds "
-        "the merchant's key. Short codes that find nothing count against the client address (30 a minute).",
+        "the merchant's key. Short codes that find nothing count against the client address "
+        "({failed_lookups}).",
         {"token": "K7P2QX"},
     ),
     "updateReceiptContact": Input(
@@ -134,8 +137,8 @@ INPUTS: dict[str, Input] = {
 # serializer's validate_<field> method checks, and units. The bounds come from the fields.
 NOTES: dict[str, dict[str, str]] = {
     "createReceiptFromPOS": {
-        "token": "8 to 64 of A-Z a-z 0-9 _ -; generated when absent. The idempotency key",
-        "short_code": "6 of A-Z 0-9; generated when absent, replaced when another receipt holds it",
+        "token": f"{TOKEN_FORM}; generated when absent. The idempotency key",
+        "short_code": f"{SHORT_CODE_FORM}; generated when absent, replaced when another receipt holds it",
         "merchant_string_id": "An existing merchant, or any id starting with test- (a test merchant, made on first "
         "use)",
         "merchant_name": "Shown only for test- merchants",
@@ -158,7 +161,7 @@ NOTES: dict[str, dict[str, str]] = {
     },
     "refundReceipt": {
         "token": "The sale's token or short code",
-        "refund_token": "8 to 64 of A-Z a-z 0-9 _ -; generated when absent. The idempotency key",
+        "refund_token": f"{TOKEN_FORM}; generated when absent. The idempotency key",
         "amount": "Minor units; not with items. With neither, all that remains is refunded",
         "items[].index": "The item's place in the sale's items, from 0",
         "reason": "Shown on the refund receipt",

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from agentapi.openapi.document import ERRORS, document
+from agentapi.openapi.document import ERRORS, document, input_of
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,7 @@ def operations(base_url: str) -> list[Operation]:
 
 
 def _operation(doc: dict, base_url: str, path: str, method: str, operation: dict) -> Operation:
-    if method == "get":
-        media = operation["parameters"][0]["content"]["application/json"]
-    else:
-        media = operation["requestBody"]["content"]["application/json"]
+    schema, example = input_of(operation)
     success = operation["responses"]["200"]["content"]["application/json"]["schema"]
     data = success["properties"]["result"]["properties"]["data"]
     failures = []
@@ -69,10 +66,10 @@ def _operation(doc: dict, base_url: str, path: str, method: str, operation: dict
         path=path,
         summary=operation["summary"],
         description=operation["description"],
-        fields=list(_rows(doc, media["schema"], "")),
+        fields=list(_rows(doc, schema, "")),
         answer=list(_rows(doc, data, "")),
         failures=failures,
-        example=_curl(base_url, path, method, media["example"]),
+        example=_curl(base_url, path, method, example),
     )
 
 

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from merchants import keys, usage
+from merchants import api_actor, keys, usage
 from merchants.admission import budget, limits, memory
 from merchants.admission.store import store
 from merchants.models import ApiKey
@@ -94,6 +94,8 @@ def admit(authorization: str | None, ip: str, now: datetime | None = None) -> Ad
     )
     values, version = answer if answer is not None else ([], None)
     key = _current_key(presented, remembered, version, ip, now) if presented is not None else None
+    if key is not None:
+        api_actor.key_used(key.prefix)  # the audit trail's actor for a refund or void
     if answer is None:  # the store is down: the limits fail open
         return Admission(ip, key)
     who = KEY_WHO if key is not None else limits.ANONYMOUS_WHO

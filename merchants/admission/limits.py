@@ -1,6 +1,6 @@
 """The limits calls are held to, counted in fixed windows (merchants.admission.store).
 
-- Live keys: RECECO_RATELIMIT_LIVE_KEY per key (1000 a minute and 100 a second).
+- Live keys: RECECO_RATELIMIT_LIVE_KEY per key.
 - Test keys: not limited.
 - Calls without a key, and with a key that fails: RECECO_RATELIMIT_ANONYMOUS per client address.
 - New ``test-`` merchants, which a sale creates on first use without any key:
@@ -79,6 +79,40 @@ def rates(setting: str) -> tuple[Rate, ...]:
     """The rates of a setting (one rate, or a list of them)."""
     value = getattr(settings, setting)
     return _parsed((value,) if isinstance(value, str) else tuple(value))
+
+
+# Every limit a caller of the API is held to, by the setting that declares it, and what it
+# counts, in the words the OpenAPI document states them in (docs/ are held to the same
+# settings by tests/docs/test_limits.py). The settings are the one declaration.
+DECLARED = (
+    ("RECECO_RATELIMIT_LIVE_KEY", "live keys", "per key"),
+    ("RECECO_RATELIMIT_ANONYMOUS", "calls without a key", "per client address"),
+    ("RECECO_RATELIMIT_FAILED_LOOKUPS", "short codes that find nothing", "per client address"),
+    ("RECECO_RATELIMIT_TEST_MERCHANTS", "new test- merchants", "per client address"),
+)
+
+
+def in_words(setting: str) -> str:
+    """A setting's rates as a sentence says them: ``1000 per minute and 100 per second``."""
+    return " and ".join(rate.describe() for rate in rates(setting))
+
+
+def summary() -> str:
+    """Every limit of DECLARED in words, as the settings now say, test keys' included:
+    ``live keys 1000 per minute and 100 per second per key, test keys unlimited, …``."""
+    parts = [f"{what} {in_words(setting)} {per}" for setting, what, per in DECLARED]
+    parts.insert(1, "test keys unlimited")
+    return ", ".join(parts)
+
+
+def current() -> tuple:
+    """The settings of DECLARED as they are now, as a key for what is made from them."""
+    return tuple(tuple(rate.text for rate in rates(setting)) for setting, _, _ in DECLARED)
+
+
+def policy_header(setting: str = "RECECO_RATELIMIT_LIVE_KEY") -> str:
+    """The RateLimit-Policy header a live key's answers carry: ``"minute";q=1000;w=60, …``."""
+    return _policy_header(tuple(rate.text for rate in rates(setting)))
 
 
 @functools.lru_cache(maxsize=64)  # read for every call

@@ -7,6 +7,7 @@ fixed (the probes answer anyone); the details go to the log.
 
 import functools
 import logging
+from collections.abc import Callable
 
 from django.db import DatabaseError, connection
 from django.db.migrations.loader import MigrationLoader
@@ -20,6 +21,26 @@ logger = logging.getLogger(__name__)
 # Seconds the database has to answer a probe (a connection not yet open also has
 # DATABASE_CONNECT_TIMEOUT to open).
 READY_TIMEOUT = 2.0
+
+
+# What /readyz tells besides readiness, by name: each app registers its own in its
+# AppConfig.ready() (receco.ops knows no app).
+_DETAILS: dict[str, tuple[Callable[[], str], bool]] = {}
+NO_DATABASE = "unknown: the database did not answer"
+
+
+def register_detail(name: str, state: Callable[[], str], *, reads_database: bool = False) -> None:
+    """Have /readyz report ``state()`` under ``name`` in its details (not asked, when it
+    ``reads_database`` and the database did not answer the probe)."""
+    _DETAILS[name] = (state, reads_database)
+
+
+def details(database_answers: bool = True) -> dict[str, str]:
+    """The registered details of this instance's state, by name."""
+    return {
+        name: state() if database_answers or not reads_database else NO_DATABASE
+        for name, (state, reads_database) in sorted(_DETAILS.items())
+    }
 
 
 def problems() -> dict[str, str]:

@@ -18,12 +18,15 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 def readyz(request: HttpRequest) -> HttpResponse:
     """200 when the database and Redis answer and no migration is pending, else 503 with
-    the reasons."""
+    the reasons; either way with the details apps registered (signing on or off)."""
     problems = health.problems()
+    details = health.details(database_answers="database" not in problems)
     if problems:
         reason = "; ".join(problems.values())
-        return JsonResponse({"status": "unavailable", "reason": reason, "problems": problems}, status=503)
-    return JsonResponse({"status": "ready"})
+        return JsonResponse(
+            {"status": "unavailable", "reason": reason, "problems": problems, "details": details}, status=503
+        )
+    return JsonResponse({"status": "ready", "details": details})
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse | None:

@@ -10,12 +10,12 @@ from tests.agent.support import (
     FakeService,
     QuietServer,
     RunningAgent,
-    free_port,
     make_settings,
     run_agent_server,
     service_handler,
     stop_agent_server,
 )
+from tests.servers import closed_port
 
 
 @pytest.fixture
@@ -32,9 +32,10 @@ def fake_service() -> Iterator[FakeService]:
 
 
 @pytest.fixture
-def closed_url() -> str:
-    """An http URL on which nothing listens."""
-    return f"http://127.0.0.1:{free_port()}/api"
+def closed_url() -> Iterator[str]:
+    """An http URL on which nothing listens (and nothing else may, while the test runs)."""
+    with closed_port() as port:
+        yield f"http://127.0.0.1:{port}/api"
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from rest_framework import serializers
 from merchants.admission.limits import Quota, RateState
 from merchants.models import string_id_validator
 from receco.lib.rates import parse_rate
+from receipts import codes
 from receipts import money as service_money
 from receipts.refunds import RefundSerializer
 from receipts.validation import (
@@ -54,6 +55,12 @@ def test_the_agents_patterns_and_limits_are_the_services():
     assert CARD_NUMBER_RE.pattern == service_rules.CARD_NUMBER_PATTERN
     assert f"^{service_rules.MERCHANT_ID_PATTERN}$" == string_id_validator.regex.pattern
     assert service_rules.MAX_BODY_BYTES == settings.RECECO_MAX_BODY_BYTES
+
+
+def test_the_receipt_forms_are_the_services():
+    assert service_rules.TOKEN_PATTERN == codes.TOKEN_PATTERN
+    # A short code is read in any case.
+    assert codes.SHORT_CODE_PATTERN.replace("A-Z", "A-Za-z") == service_rules.SHORT_CODE_PATTERN
 
 
 @pytest.mark.parametrize("text", ["Mama\x00Put", "Lekki \ud800", "\udfff", "fine", "Jollof \U0001f35b"])

@@ -2,6 +2,7 @@
 
 import json
 import re
+from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
@@ -24,6 +25,7 @@ from tests.agent.support import (
     stop_agent_server,
     wait_until,
 )
+from tests.servers import closed_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,8 +55,9 @@ def api_url(live_server) -> str:
 
 
 @pytest.fixture
-def closed_api_url() -> str:
-    return f"http://127.0.0.1:{free_port()}/api"
+def closed_api_url() -> Iterator[str]:
+    with closed_port() as port:
+        yield f"http://127.0.0.1:{port}/api"
 
 
 @pytest.fixture

@@ -13,7 +13,12 @@ from tests.helpers import bearer, error_envelope
 
 pytestmark = pytest.mark.django_db
 
-MALFORMED = "Malformed API key: expected 'Authorization: Bearer postest_...' or 'poslive_...'"
+# What a key looks like and where to get one (the SDKs' READMEs show placeholders like test-key).
+MALFORMED = (
+    "Malformed API key: a key is 58 characters starting with postest_ (test) or poslive_ (live), sent as "
+    "'Authorization: Bearer <key>'. A merchant's owner makes one in the dashboard (/admin/, Merchants > API keys > "
+    "Create a key); the operator with 'manage.py createapikey'"
+)
 
 
 def _create(api, sale, **headers):
@@ -117,6 +122,13 @@ class TestWithABadKey:
         status, body = CALLS[path](api, stored, sale, {"Authorization": "Bearer sk_live_123"})
         assert status == 401
         assert body == error_envelope(401, "UNAUTHORIZED", MALFORMED, path)
+
+    def test_the_sdks_placeholder_key_is_told_what_a_key_looks_like_and_where_to_get_one(self, api, stored):
+        # The public SDKs' READMEs show `test-key`; their users send it as it is.
+        status, body = _get(api, stored.token, Authorization="Bearer test-key")
+        assert status == 401
+        assert body["error"]["message"].startswith("Malformed API key: a key is 58 characters starting with postest_")
+        assert "Merchants > API keys > Create a key" in body["error"]["message"]
 
     def test_it_refuses_a_mistyped_key_before_any_query(self, api, stored, live_key):
         key = live_key.key

@@ -27,10 +27,20 @@ def audit(request, browser, live_server, settings, artifacts):
     context.close()
 
 
-def test_customer_pages(audit, live_server, receipt_factory, mailoutbox):
+def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbox):
     from receipts.refunds import refund, validate_refund, void
 
-    sale = receipt_factory(payment_method="bank_transfer", merchant_logo="https://cdn.example.com/mama-put.png")
+    # A VAT sale paid by card, of a registered company: a refund shows its VAT and the card.
+    merchant.legal_name, merchant.registration_number = "Mama Put Foods Ltd", "RC1234567"
+    merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.save()
+    sale = receipt_factory(
+        merchant_logo="https://cdn.example.com/mama-put.png",
+        subtotal_amount=130000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 130000, "tax_amount": 9750, "inclusive": False}],
+        total_amount=139750,
+        payment_details={"card_brand": "visa", "card_last4": "4242"},
+    )
     refunded = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}]}), keyed=True)
     voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
     void(voided, "Rung up twice", keyed=True)
@@ -57,7 +67,7 @@ def _sign_in(page, url, user):
     page.goto(f"{url}/admin/login/")
     page.get_by_label("Username").fill(user.username)
     page.get_by_label("Password").fill("not-used-in-tests")
-    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Sign in").click()
 
 
 def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_factory, settings):
@@ -88,6 +98,15 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     page.get_by_label("Name").fill("Till 2")
     page.get_by_role("button", name="Save", exact=True).click()
     audit.check("dashboard-key-shown")
+    # The key just made, in the audit trail: who, from where, what.
+    audit.visit(f"{url}/admin/merchants/auditentry/", "dashboard-audit-trail")
+    trail = page.locator("#result_list tbody tr").first
+    for text in [owner.username, "127.0.0.1", "API key made: Till 2", "name: Till 2"]:
+        assert text in trail.inner_text(), text
+    from merchants.models import AuditEntry
+
+    entry = AuditEntry.objects.filter(merchant=merchant, object_repr__startswith="Till 2").get()
+    audit.visit(f"{url}/admin/merchants/auditentry/{entry.pk}/change/", "dashboard-audit-entry")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
     audit.visit(f"{url}/admin/messaging/delivery/", "dashboard-deliveries")
@@ -100,3 +119,54 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/webhooks/delivery/{delivery.pk}/change/", "dashboard-webhook-delivery")
     audit.visit(f"{url}/admin/webhooks/attempt/", "dashboard-webhook-attempts")
     audit.assert_clean()
+
+
+def _totp_now(user) -> str:
+    from django_otp.oath import TOTP
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.get(user=user)
+    return str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)
+
+
+def test_sign_in_pages(audit, live_server, owner, merchant, settings, mailoutbox):
+    """Two-step sign-in set up and used, and a forgotten password reset, page by page."""
+    settings.RECECO_DASHBOARD_REQUIRE_2FA = True
+    owner.email = "olu@mama-put.example"
+    owner.save()
+    page, url = audit.page, live_server.url
+
+    audit.visit(f"{url}/admin/password-reset/", "dashboard-password-reset")
+    page.get_by_label("Email address").fill(owner.email)
+    page.get_by_role("button", name="Email me a link").click()
+    audit.check("dashboard-password-reset-sent")
+    link = next(line for line in mailoutbox[0].body.splitlines() if "/admin/password-reset/" in line)
+    audit.visit(link, "dashboard-password-reset-new")
+    page.get_by_label("New password").fill("A-new-long-pass-42")
+    page.get_by_label("Confirm password").fill("A-new-long-pass-42")
+    page.get_by_role("button").filter(has_text="password").click()
+    audit.check("dashboard-password-reset-done")
+
+    page.goto(f"{url}/admin/login/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("A-new-long-pass-42")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-two-step-setup")
+    page.get_by_label("Code from the app").fill(_totp_now(owner))
+    page.get_by_role("button", name="Turn on two-step sign-in").click()
+    audit.check("dashboard-two-step-recovery-codes")
+    recovery = page.get_by_role("list", name="Recovery codes").locator("code").first.inner_text()
+    audit.visit(f"{url}/admin/two-step/", "dashboard-two-step-on")
+    page.get_by_role("button", name="Sign out").click()
+    audit.check("dashboard-signed-out")
+
+    page.goto(f"{url}/admin/login/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("A-new-long-pass-42")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-sign-in-code")
+    page.get_by_label("Code").fill("000000x")
+    page.get_by_role("button", name="Sign in").click()
+    audit.check("dashboard-sign-in-code-wrong")
+    audit.assert_clean()
+    assert recovery

@@ -39,7 +39,7 @@ def test_typing_a_code_opens_the_receipt(phone, live_server, receipt):
     page.get_by_label("Receipt code").fill("  k7p2qx ")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/app/receipt/{receipt.token}")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Receipt: Mama Put Kitchen")
     expect(page.locator(".total-big")).to_have_text("₦1,612.50")
     expect(page.get_by_role("row", name=re.compile("Chapman"))).to_contain_text("1 × ₦300.00")
     _no_complaints(phone)
@@ -176,7 +176,7 @@ def test_scanning_the_qr_with_the_camera_opens_the_receipt(
         native = page.evaluate("'BarcodeDetector' in window")
         page.get_by_role("button", name="Scan the QR code").click()
         page.wait_for_url(receipt.public_url, timeout=15000)
-        expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Receipt: Mama Put Kitchen")
         # Desktop Linux Chromium has no BarcodeDetector: the vendored jsQR read the code.
         assert native or f"{live_server.url}/static/vendor/jsqr/jsQR.js" in fetched
     finally:
@@ -322,5 +322,5 @@ def test_a_receipt_that_arrives_later_opens_by_itself(phone, live_server, mercha
     expect(page.get_by_role("status")).to_contain_text("This page looks for it again every 1 seconds")
     expect(page.get_by_role("link", name="Look again now")).to_be_visible()
     receipt_factory(token="rcpt_later001_aaaaaa", short_code="LATER1")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Mama Put Kitchen", timeout=10000)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Receipt: Mama Put Kitchen", timeout=10000)
     assert page.locator('meta[http-equiv="refresh"]').count() == 0

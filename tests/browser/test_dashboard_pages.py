@@ -16,7 +16,7 @@ def test_a_locked_out_sign_in_says_why_and_for_how_long(phone, live_server, owne
         page.goto(f"{live_server.url}/admin/login/")
         page.get_by_label("Username").fill(owner.username)
         page.get_by_label("Password").fill(f"wrong guess {n}")
-        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Too many sign-in attempts")).to_be_visible()
     expect(page.get_by_text("Wait 15 minutes before you try again")).to_be_visible()
     page.screenshot(path=artifacts / "dashboard-locked-out-360x740.png")
@@ -32,7 +32,7 @@ def test_a_shop_owner_on_a_phone_makes_and_copies_a_key(browser, live_server, ow
         page.goto(f"{live_server.url}/admin/login/")
         page.get_by_label("Username").fill(owner.username)
         page.get_by_label("Password").fill("not-used-in-tests")
-        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("button", name="Sign in").click()
         expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: .* \(WAT\)$"))).to_be_visible()
         page.get_by_role("link", name="API keys").first.click()
         page.get_by_role("link", name="Create a key").click()
@@ -62,7 +62,7 @@ def test_the_key_list_needs_no_sideways_scrolling(browser, live_server, owner, m
         page.goto(f"{live_server.url}/admin/login/")
         page.get_by_label("Username").fill(owner.username)
         page.get_by_label("Password").fill("not-used-in-tests")
-        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("button", name="Sign in").click()
         page.goto(f"{live_server.url}/admin/merchants/apikey/")
         results = page.locator("#changelist .results")
         assert results.evaluate("el => el.scrollWidth <= el.clientWidth")
@@ -93,7 +93,7 @@ def test_the_usage_charts_are_readable_and_have_their_numbers_as_text(
         page.goto(f"{live_server.url}/admin/login/")
         page.get_by_label("Username").fill(owner.username)
         page.get_by_label("Password").fill("not-used-in-tests")
-        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("button", name="Sign in").click()
         page.goto(f"{live_server.url}/admin/merchants/merchant/{merchant.pk}/usage/")
         smallest = page.evaluate(
             """() => Math.min(...[...document.querySelectorAll("svg.bar-chart text")].map(text => {
@@ -110,3 +110,42 @@ def test_the_usage_charts_are_readable_and_have_their_numbers_as_text(
             page.screenshot(path=artifacts / "dashboard-usage-table-360x740.png", full_page=True)
     finally:
         context.close()
+
+
+def test_a_shop_owner_signs_in_with_a_second_factor_on_a_phone(
+    phone, live_server, owner, merchant, settings, artifacts
+):
+    from django_otp.oath import TOTP
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from merchants import twofactor
+
+    settings.RECECO_DASHBOARD_REQUIRE_2FA = True
+    settings.OTP_STATIC_THROTTLE_FACTOR = 0
+    device = TOTPDevice.objects.create(user=owner, name="Authenticator app", confirmed=True)
+    recovery = twofactor.new_recovery_codes(owner)
+    page = phone.page
+    page.goto(f"{live_server.url}/admin/merchants/apikey/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("not-used-in-tests")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Sign in: step 2")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=artifacts / "dashboard-sign-in-step-2-360x740.png")
+    code = str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)
+    page.get_by_label("Code").fill(code)
+    page.get_by_role("button", name="Sign in").click()
+    # Straight on to the page asked for.
+    expect(page.get_by_role("heading", level=1)).to_have_text("API keys")
+    page.get_by_role("button", name="Sign out").click()
+
+    # Without the phone: a recovery code, once.
+    page.goto(f"{live_server.url}/admin/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("not-used-in-tests")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("(10 left)")).to_be_visible()
+    page.get_by_label("Code").fill(recovery[0].upper())
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: "))).to_be_visible()
+    assert twofactor.recovery_codes_left(owner) == 9

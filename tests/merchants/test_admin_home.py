@@ -50,7 +50,7 @@ def test_it_reads_as_the_product_and_view_site_goes_home(client, owner):
 def test_sign_in_has_its_heading(client, db):
     html = client.get("/admin/login/").content.decode()
     assert "<h1>Sign in</h1>" in html
-    assert "<title>Log in | Receco dashboard</title>" in html
+    assert "<title>Sign in | Receco dashboard</title>" in html
 
 
 def test_failed_deliveries_link_to_the_list_of_them(client, owner, merchant, receipt_factory):

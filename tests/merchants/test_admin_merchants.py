@@ -140,6 +140,7 @@ def test_an_owner_records_the_legal_identity(client, owner, merchant):
         "support_email": "help@mamaput.example.com",
         "tax_id_scheme": "NG_TIN",
         "tax_id": "12345678-0001",
+        "registration_number": "RC1234567",
         "time_zone": "Africa/Accra",
         "return_policy": "Unopened drinks within 7 days.",
         "receipt_footer": "Thank you!",
@@ -157,6 +158,9 @@ def test_an_owner_records_the_legal_identity(client, owner, merchant):
         ("country", "Nigeria", "Ensure this value has at most 2 characters (it has 7)."),
         ("country", "XX", "Enter a two-letter country code in capitals, such as NG or GH."),
         ("tax_id_scheme", "ng tin", "Use capitals, digits and &#x27;_&#x27;, e.g. NG_TIN."),
+        ("registration_number", "1234567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),
+        ("registration_number", "RC12A4567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),
+        ("registration_number", "XY1234567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),
     ],
 )
 def test_the_identity_is_checked(client, owner, merchant, field, value, message):
@@ -164,6 +168,18 @@ def test_the_identity_is_checked(client, owner, merchant, field, value, message)
     response = client.post(_change(merchant), _form(merchant, **{field: value}))
     assert response.status_code == 200
     assert message in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [("RC 1234567", "RC1234567"), ("rc-1234567", "RC1234567"), ("BN: 2345678", "BN2345678"), ("IT 98765", "IT98765")],
+)
+def test_the_registration_number_is_stored_in_one_form(client, owner, merchant, typed, stored):
+    client.force_login(owner)
+    response = client.post(_change(merchant), _form(merchant, registration_number=typed))
+    assert response.status_code == 302, response.content
+    merchant.refresh_from_db()
+    assert merchant.registration_number == stored
 
 
 def test_the_list_is_titled_in_plain_words(client, owner, merchant):

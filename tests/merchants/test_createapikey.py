@@ -2,7 +2,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from merchants.keys import key_digest
-from merchants.models import ApiKey
+from merchants.models import ApiKey, Merchant
 from tests.helpers import admitted_key
 
 pytestmark = pytest.mark.django_db
@@ -37,3 +37,25 @@ def test_it_refuses_an_unknown_merchant():
 def test_it_requires_a_type(merchant):
     with pytest.raises(CommandError, match="--type"):
         call_command("createapikey", merchant.string_id)
+
+
+def test_it_makes_a_test_merchant_as_its_first_sale_would(capsys):
+    # A developer wants a test key before the first sale of their test- merchant.
+    call_command("createapikey", "test-newshop", "--type", "test")
+    key = capsys.readouterr().out.strip()
+    merchant = Merchant.objects.get(string_id="test-newshop")
+    assert (merchant.name, merchant.is_test, merchant.require_api_key) == ("test-newshop", True, False)
+    assert admitted_key(key).merchant == merchant
+
+
+def test_a_key_for_a_test_merchant_that_exists_adds_no_merchant(capsys):
+    call_command("createapikey", "test-newshop", "--type", "test")
+    call_command("createapikey", "test-newshop", "--type", "test")
+    assert Merchant.objects.filter(string_id="test-newshop").count() == 1
+    assert ApiKey.objects.filter(merchant__string_id="test-newshop").count() == 2
+
+
+def test_it_refuses_a_test_merchant_id_a_sale_would_refuse():
+    with pytest.raises(CommandError, match="Not a merchant id: 'test-new shop'"):
+        call_command("createapikey", "test-new shop", "--type", "test")
+    assert not Merchant.objects.exists()

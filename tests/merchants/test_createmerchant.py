@@ -29,6 +29,17 @@ def test_it_creates_a_merchant(capsys):
     assert f"Created merchant lagos-grill (Lagos Grill), id {merchant.pk}" in capsys.readouterr().out
 
 
+def test_it_records_the_registration_number_in_one_form():
+    call_command("createmerchant", "lagos-grill", "--name", "Lagos Grill", "--registration-number", "rc 1234567")
+    assert Merchant.objects.get(string_id="lagos-grill").registration_number == "RC1234567"
+
+
+def test_it_refuses_a_registration_number_that_is_not_cacs():
+    with pytest.raises(CommandError, match="registration_number: Enter a CAC registration number: RC, BN or IT"):
+        call_command("createmerchant", "shop", "--name", "Shop", "--registration-number", "12345")
+    assert not Merchant.objects.filter(string_id="shop").exists()
+
+
 def test_test_prefixed_merchants_are_test_merchants():
     call_command("createmerchant", "test-kiosk", "--name", "Kiosk")
     assert Merchant.objects.get(string_id="test-kiosk").is_test is True

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from receco.lib.signingkeys import OFF_REASON
 from tests.ops.conftest import samples
 from tests.servers import forget_cache_prefix, free_port, migrate, start_gunicorn
 
@@ -138,6 +139,7 @@ def test_readyz_says_the_database_does_not_answer(tmp_path):
         "status": "unavailable",
         "reason": "the database did not answer",
         "problems": {"database": "the database did not answer"},
+        "details": {"log": "unknown: the database did not answer", "signing": OFF_REASON},  # the server has no key
     }
 
 

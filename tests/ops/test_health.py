@@ -3,7 +3,10 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.test import override_settings
 
 from receco.lib import sharedcache
+from receco.lib.signingkeys import keyring
 from tests.servers import free_port
+
+LOG_NOT_VERIFIED = "not verified yet (manage.py verifylog)"
 
 
 def test_healthz_answers_without_the_database(client):
@@ -16,7 +19,28 @@ def test_healthz_answers_without_the_database(client):
 def test_readyz_is_ready_when_everything_answers(client):
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ready"}
+    assert response.json() == {
+        "status": "ready",
+        "details": {"log": LOG_NOT_VERIFIED, "signing": f"on: key {keyring().kid}"},
+    }
+
+
+@pytest.mark.django_db
+def test_readyz_says_signing_is_off_without_a_key_and_stays_ready(client):
+    keyring.cache_clear()
+    try:
+        with override_settings(RECECO_SIGNING_KEYS="", RECECO_SIGNING_KEY_FILE=""):
+            response = client.get("/readyz")
+    finally:
+        keyring.cache_clear()
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ready",
+        "details": {
+            "log": LOG_NOT_VERIFIED,
+            "signing": "off: no signing key configured (RECECO_SIGNING_KEYS or RECECO_SIGNING_KEY_FILE)",
+        },
+    }
 
 
 @pytest.mark.django_db
@@ -29,6 +53,7 @@ def test_readyz_names_a_pending_migration(client):
         "status": "unavailable",
         "reason": f"1 migration(s) not applied: receipts.{latest.name}",
         "problems": {"migrations": f"1 migration(s) not applied: receipts.{latest.name}"},
+        "details": {"log": LOG_NOT_VERIFIED, "signing": f"on: key {keyring().kid}"},
     }
 
 
@@ -43,6 +68,7 @@ def test_readyz_says_redis_does_not_answer(client):
         "status": "unavailable",
         "reason": "Redis did not answer",
         "problems": {"redis": "Redis did not answer"},
+        "details": {"log": LOG_NOT_VERIFIED, "signing": f"on: key {keyring().kid}"},
     }
 
 

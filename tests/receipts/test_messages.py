@@ -106,5 +106,5 @@ def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
     refund = Receipt.objects.get(token=body["result"]["data"]["token"])
     assert compose_sms(refund).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
     message = compose_email(refund, EMAIL)
-    assert message.subject == "Your refund from Mama Put Kitchen: ₦50.00"
+    assert message.subject == "Your refund receipt from Mama Put Kitchen: ₦50.00"
     assert "REFUND of receipt STORE1." in message.body

@@ -19,6 +19,7 @@ VALIDATOR = Draft202012Validator(SCHEMA, format_checker=FormatChecker())
 def identified(merchant):
     merchant.legal_name = "Mama Put Foods Ltd"
     merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.registration_number = "RC1234567"
     merchant.save()
     return merchant
 
@@ -52,7 +53,10 @@ def test_a_sale_with_vat(api, identified, receipt_factory):
         "legal_name": "Mama Put Foods Ltd",
         "display_name": "Mama Put Kitchen",
         "country_code": "NG",
-        "tax_identifiers": [{"scheme": "NG_TIN", "value": "12345678-0001"}],
+        "tax_identifiers": [
+            {"scheme": "NG_TIN", "value": "12345678-0001"},
+            {"scheme": "NG_CAC", "value": "RC1234567"},
+        ],
     }
     assert document["total"] == 1397.5
     assert document["line_items"][0] == {
@@ -84,9 +88,37 @@ def test_a_refund_and_the_refunded_sale(api, identified, stored, live_key):
     assert [entry["amount"] for entry in sale["extensions"]["receco"]["refunds"]] == [300.0]
 
 
+def test_a_refund_of_a_vat_sale_gives_its_share_of_the_tax_and_the_card(api, identified, receipt_factory, live_key):
+    sale = receipt_factory(
+        subtotal_amount=130000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 130000, "tax_amount": 9750, "inclusive": False}],
+        total_amount=139750,
+        payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+    )
+    request = {"token": sale.token, "items": [{"index": 0, "quantity": 1}]}
+    _, body = api.post("refundReceipt", request, **bearer(live_key))
+    refund = _orf(api, body["result"]["data"]["token"])
+    assert refund["receipt"]["receipt_type"] == "refund"
+    assert refund["total"] == 537.5
+    assert refund["tax"] == {
+        "tax_scheme": "VAT",
+        "tax_lines": [{"rate": 0.075, "base_amount": 500.0, "tax_amount": 37.5, "jurisdiction": "NG"}],
+    }
+    assert refund["payment"] == {"payment_method": "card", "provider": "visa", "authorization_code": "A1B2C3"}
+    receco = refund["extensions"]["receco"]
+    assert (receco["title"], receco["card_last4"]) == ("Refund receipt", "4242")
+    assert receco["refunded_items"] == [{"index": 0, "quantity": 1}]
+    assert refund["merchant"]["tax_identifiers"][1] == {"scheme": "NG_CAC", "value": "RC1234567"}
+    sold = _orf(api, sale.token)
+    assert sold["extensions"]["receco"]["title"] == "VAT receipt"
+    assert sold["extensions"]["receco"]["refunded_items"] == [{"index": 0, "quantity": 1}]
+
+
 def test_a_voided_sale(api, stored, live_key):
     api.post("voidReceipt", {"token": stored.token}, **bearer(live_key))
-    assert _orf(api, stored.token)["receipt"]["status"] == "voided"
+    document = _orf(api, stored.token)
+    assert document["receipt"]["status"] == "voided"
+    assert document["extensions"]["receco"]["title"] == "Voided"
 
 
 def test_amounts_follow_the_currencys_exponent(api, receipt_factory):

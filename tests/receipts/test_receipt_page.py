@@ -161,6 +161,19 @@ def test_an_unknown_receipt_gets_a_friendly_404(client, receipt, reference):
     assert "Content-Security-Policy" in response
 
 
+@pytest.mark.parametrize("reference", ["ZZZZZZ", "bad!token"])
+def test_the_not_found_page_repeats_what_was_looked_for(client, receipt, reference):
+    html = client.get(f"/app/receipt/{reference}").content.decode()
+    assert f'You looked for <strong class="code typed">{reference}</strong>. Check it against your receipt slip' in html
+
+
+def test_what_was_looked_for_is_escaped_and_cut_to_a_tokens_length(client, receipt):
+    typed = "<img src=x onerror=alert(1)>" + "A" * 100
+    html = client.get(f"/app/receipt/{typed}").content.decode()
+    assert "<img src=x" not in html
+    assert f'<strong class="code typed">&lt;img src=x onerror=alert(1)&gt;{"A" * 36}</strong>' in html
+
+
 def test_a_receipt_not_uploaded_yet_is_looked_for_again(client, receipt):
     # The agent prints the QR code before an offline sale reaches the service.
     html = client.get("/app/receipt/rcpt_mfx3k2zz_notyet").content.decode()
@@ -237,6 +250,7 @@ def identified(merchant):
     merchant.legal_name = "Mama Put Foods Ltd"
     merchant.address = "12 Admiralty Way\nLekki Phase 1, Lagos"
     merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.registration_number = "RC1234567"
     merchant.support_email = "help@mamaput.example.com"
     merchant.return_policy = "Unopened drinks within 7 days."
     merchant.receipt_footer = "Thank you for eating with us!"
@@ -249,7 +263,7 @@ def test_the_page_states_who_issued_it(client, identified, receipt):
     for shown in (
         "Mama Put Foods Ltd",
         "12 Admiralty Way Lekki Phase 1, Lagos",
-        "TIN 12345678-0001",
+        "TIN 12345678-0001 · RC1234567",
         "help@mamaput.example.com",
         "Returns: Unopened drinks within 7 days.",
         "Thank you for eating with us!",
@@ -303,5 +317,7 @@ def test_the_receipt_can_be_downloaded_as_an_open_receipt_format_document(client
 
 def test_the_email_states_who_issued_it(identified, receipt):
     body = compose_email(receipt, "customer@example.com").body
-    assert "Mama Put Foods Ltd\n12 Admiralty Way\nLekki Phase 1, Lagos\nTIN 12345678-0001" in body
+    assert "Mama Put Foods Ltd\n12 Admiralty Way\nLekki Phase 1, Lagos\nTIN 12345678-0001\nRC1234567\n" in body
+    html = compose_email(receipt, "customer@example.com").alternatives[0][0]
+    assert "<br>TIN 12345678-0001<br>RC1234567" in html
     assert "Returns: Unopened drinks within 7 days." in body

@@ -105,7 +105,8 @@ def test_one_network_cannot_send_without_limit(post, receipt_factory, settings):
     assert post({"email": "two@example.com"}).status_code == 302
     response = post({"email": "three@example.com"})
     assert response.status_code == 429
-    assert "Too many requests from your network" in response.content.decode()
+    # The limit it states is the one the setting declares.
+    assert "Too many requests from your network: at most 2 per hour." in response.content.decode()
     assert len(mail.outbox) == 2
 
 

@@ -1,4 +1,4 @@
-"""Signatures: the README's receiver check accepts what the service sends, with both secrets during a roll."""
+"""Signatures: docs/webhooks.md's receiver check accepts what the service sends, with both secrets during a roll."""
 
 import re
 from datetime import timedelta

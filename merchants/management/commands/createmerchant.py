@@ -29,6 +29,9 @@ class Command(BaseCommand):
         identity.add_argument("--phone", default="", help="a number customers may call")
         identity.add_argument("--support-email", default="", help="where replies to receipt emails go")
         identity.add_argument("--tax-id", default="", metavar="SCHEME:VALUE", help="e.g. NG_TIN:12345678-0001")
+        identity.add_argument(
+            "--registration-number", default="", metavar="RC1234567", help="CAC number: RC, BN or IT and its digits"
+        )
         identity.add_argument("--country", default=DEFAULT_COUNTRY, help="two-letter country code (default NG)")
         identity.add_argument("--time-zone", default=DEFAULT_TIME_ZONE, help="e.g. Africa/Lagos (the default)")
         identity.add_argument("--return-policy", default="", help="printed on every receipt")
@@ -53,6 +56,7 @@ class Command(BaseCommand):
             support_email=options["support_email"],
             tax_id_scheme=scheme,
             tax_id=value,
+            registration_number=options["registration_number"],
             country=options["country"].upper(),
             time_zone=options["time_zone"],
             return_policy=options["return_policy"],

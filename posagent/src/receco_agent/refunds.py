@@ -4,12 +4,12 @@ refundReceipt rules (service_rules.REFUND) and mapped to its input."""
 import re
 from dataclasses import dataclass
 
-from receco_agent.service_rules import REFUND, REFUND_LINE
+from receco_agent.service_rules import REFUND, REFUND_LINE, SHORT_CODE_PATTERN, TOKEN_PATTERN
 from receco_agent.transactions import MAX_KEY_LENGTH, InvalidTransaction, check_texts
 
 REFUND_PROCEDURE = "refundReceipt"
 # A sale's token (or its short code), as the service reads it.
-_RECEIPT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}|[A-Za-z0-9]{6}")
+_RECEIPT_ID = re.compile(f"{TOKEN_PATTERN}|{SHORT_CODE_PATTERN}")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ MAX_BODY_BYTES = 1024 * 1024
 # payment_details: a full card number, which the service refuses to store.
 CARD_NUMBER_PATTERN = r"(?:\d[ -]?){11}\d"
 MERCHANT_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+# A receipt's token, and its short code as the service reads it (any case).
+TOKEN_PATTERN = r"[A-Za-z0-9_-]{8,64}"
+SHORT_CODE_PATTERN = r"[A-Za-z0-9]{6}"
 
 ITEM = {
     "name": ("text", 200),

@@ -1,0 +1,42 @@
+from django.apps import AppConfig
+
+
+class LedgerConfig(AppConfig):
+    name = "ledger"
+    verbose_name = "Receipt log"
+
+    def ready(self) -> None:
+        from receco.lib import signingkeys
+        from receco.ops import health
+
+        # A key configured but unreadable stops the process here, naming the variable.
+        signingkeys.keyring()
+        health.register_detail("signing", signing_state)
+        health.register_detail("log", log_state, reads_database=True)
+
+
+def signing_state() -> str:
+    """/readyz's word on signing: on with which key, or off and why."""
+    from receco.lib import signingkeys
+
+    ring = signingkeys.keyring()
+    return signingkeys.OFF_REASON if ring is None else f"on: key {ring.kid}"
+
+
+def log_state() -> str:
+    """/readyz's word on the log: its last ``verifylog`` outcome."""
+    from django.db import DatabaseError
+
+    from ledger.models import Head
+
+    try:
+        head = Head.objects.filter(id=1).first()
+    except DatabaseError:  # before `migrate` made the table
+        return "unknown: the log cannot be read"
+    if head is None or head.audited_at is None:
+        return "not verified yet (manage.py verifylog)"
+    when = head.audited_at.isoformat(timespec="seconds")
+    if head.audit_problems:
+        first = head.audit_summary.split("\n", 1)[0]
+        return f"{head.audit_problems} problem(s) found by verifylog at {when}, first: {first}"
+    return f"verified by verifylog at {when}: {head.audited_size} entries, no problem"

@@ -1,0 +1,38 @@
+"""Re-check the whole receipt log against the database and its checkpoints.
+
+    manage.py verifylog                         # the database's own checkpoints
+    manage.py verifylog --checkpoint saved.txt  # and checkpoints kept elsewhere (a witness's)
+
+Prints each problem (an edited, deleted, missing or moved receipt; a checkpoint the log no
+longer matches) and exits with status 1 when there is one. The outcome is kept for /readyz.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ledger.audit import audit, record
+
+
+class Command(BaseCommand):
+    help = "Re-check the whole receipt log against the database and the published checkpoints."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--checkpoint", action="append", default=[], help="a signed checkpoint file to hold the log to (repeatable)"
+        )
+
+    def handle(self, *args, checkpoint=(), **options):
+        notes = []
+        for path in checkpoint:
+            try:
+                with open(path, encoding="utf-8", newline="") as file:
+                    notes.append(file.read())
+            except OSError as error:
+                raise CommandError(f"Cannot read {path}: {error.strerror}") from None
+        report = audit(notes)
+        record(report)
+        for problem in report.problems:
+            self.stdout.write(f"PROBLEM {problem}")
+        summary = f"{report.size} entries and {report.checkpoints} checkpoints checked"
+        if not report.ok:
+            raise CommandError(f"{summary}: {len(report.problems)} problem(s)")
+        self.stdout.write(f"OK {summary}: no problem")

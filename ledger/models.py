@@ -1,0 +1,106 @@
+"""The receipt log (RFC 6962): its leaves, the hashes of its complete subtrees, its head,
+and the checkpoints it published (docs/verification.md, "The log").
+
+Rows here are only ever added, by one appender at a time (ledger.appender); nothing else
+writes them. A leaf points at its receipt or void without a database constraint: a
+receipt row deleted behind the service's back leaves its leaf behind, for ``verifylog`` to
+report.
+"""
+
+from django.db import models
+
+
+class Leaf(models.Model):
+    """One signed entry of the log: a receipt (sale or refund) or a void."""
+
+    class Kind(models.TextChoices):
+        RECEIPT = "receipt", "Receipt"
+        VOID = "void", "Void"
+
+    index = models.BigIntegerField("leaf index", primary_key=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    receipt = models.ForeignKey(
+        "receipts.Receipt", on_delete=models.DO_NOTHING, db_constraint=False, related_name="log_leaves"
+    )
+    void = models.OneToOneField(
+        "receipts.Void", on_delete=models.DO_NOTHING, db_constraint=False, null=True, related_name="log_leaf"
+    )
+    leaf_hash = models.BinaryField(max_length=32)
+    content_digest = models.BinaryField("SHA-256 of the signed content", max_length=32)
+    signature = models.BinaryField(max_length=64)
+    kid = models.CharField("signing key id", max_length=43)
+    appended_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # One entry per receipt and one per void: the appender's idempotence.
+            models.UniqueConstraint(
+                fields=["receipt"], condition=models.Q(kind="receipt"), name="ledger_leaf_one_per_receipt"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"leaf {self.index} ({self.kind} {self.receipt_id})"
+
+
+class Node(models.Model):
+    """The hash of a complete subtree: leaves [index * 2**level, (index + 1) * 2**level).
+    Its key packs both (``key``), so a proof's O(log n) nodes come in one primary-key look-up."""
+
+    key = models.BigIntegerField(primary_key=True)
+    hash = models.BinaryField(max_length=32)
+
+    def __str__(self) -> str:
+        level, index = unpack(self.key)
+        return f"node {level}/{index}"
+
+
+LEVELS = 64
+
+
+def pack(level: int, index: int) -> int:
+    """The ``Node.key`` of the subtree ``index`` at ``level``."""
+    return index * LEVELS + level
+
+
+def unpack(key: int) -> tuple[int, int]:
+    """(level, index) of a ``Node.key``."""
+    return key % LEVELS, key // LEVELS
+
+
+class Head(models.Model):
+    """The log's one head row: its size, and the row the appender locks so that only one
+    appends at a time (``select_for_update``; on SQLite writes are serialized anyway)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    size = models.BigIntegerField(default=0)
+    # The highest receipt and void ids appended from their tables in order (the appender's
+    # cursors); late commits below them are found by its sweep.
+    receipt_cursor = models.BigIntegerField(default=0)
+    void_cursor = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+    # The last `verifylog`: when, over how many entries, how many problems, the first few.
+    audited_at = models.DateTimeField(null=True, blank=True)
+    audited_size = models.BigIntegerField(default=0)
+    audit_problems = models.IntegerField(default=0)
+    audit_summary = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"log head at {self.size}"
+
+
+class Checkpoint(models.Model):
+    """A signed checkpoint the log published: C2SP tlog-checkpoint, as a signed note."""
+
+    size = models.BigIntegerField("tree size", unique=True)
+    root = models.BinaryField(max_length=32)
+    note = models.TextField("signed note")
+    kid = models.CharField("signing key id", max_length=43)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-size"]
+        get_latest_by = "size"
+
+    def __str__(self) -> str:
+        return f"checkpoint at {self.size}"

@@ -1,0 +1,86 @@
+"""The audit trail: every staff action that moves money or access, with who, when, from
+which address and what changed (django-auditlog, writing merchants.models.AuditEntry).
+
+Recorded: API keys made, renamed, rotated and revoked; webhook endpoints made, changed,
+deleted and their secrets rolled (a secret itself never: "changed" is all it says);
+members added, removed or given another role; a shop's identity and settings changed;
+refunds and voids, whoever made them (a refund from the API names the API key that made
+it, ``API key <prefix>``). Sales are not: a sale pays one attribute check here, no query.
+
+The actor and address come from AuditMiddleware: the signed-in user, and the client
+address as the rest of the service counts it (RECECO_TRUSTED_PROXY_COUNT honoured,
+unlike django-auditlog's own middleware, which believes any X-Forwarded-For).
+
+This module registers the merchants app's own models; the apps above register theirs in
+their ``ready()`` with what is here (receipts.audit: refunds and voids; webhooks:
+endpoints, their secrets masked with ``hide``).
+"""
+
+from auditlog.middleware import AuditlogMiddleware
+from auditlog.registry import auditlog
+from auditlog.signals import pre_log
+
+from merchants import api_actor
+from merchants.models import ApiKey, AuditEntry, Merchant, MerchantMembership
+from receco.lib.addresses import UNKNOWN, client_ip
+
+SECRET = "(secret)"
+MERCHANT_FIELDS = [
+    "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
+    "tax_id", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key", "status", "is_test",
+]  # fmt: skip
+
+
+def hide(value) -> str:
+    """django-auditlog's mask for secrets: nothing of them, only that they changed."""
+    return SECRET
+
+
+def _not_a_staff_action(sender, instance, action, **kwargs) -> bool | None:
+    # A test- merchant made by the first sale naming it is nobody's action (and the sale's).
+    if sender is Merchant and action == AuditEntry.Action.CREATE and instance.belongs_to_nobody:
+        return False
+    return None
+
+
+def record_change(instance, changes: dict) -> None:
+    """Write the trail's entry for a change django-auditlog cannot see (a queryset's update)."""
+    AuditEntry.objects.log_create(instance, action=AuditEntry.Action.UPDATE, changes=changes, force_log=True)
+
+
+def log_api_change(instance, changes: dict) -> None:
+    """Write the trail's entry for ``instance``, made by the API key of the request being
+    served (``API key <prefix>``), if it came with one."""
+    actor = api_actor.current()
+    extra = {"actor": actor} if actor else None
+    AuditEntry.objects.log_create(
+        instance, action=AuditEntry.Action.CREATE, changes=changes, force_log=True, additional_data=extra
+    )
+
+
+class AuditMiddleware(AuditlogMiddleware):
+    """django-auditlog's middleware with the service's own client address, and the user
+    looked up only when an entry is written."""
+
+    @staticmethod
+    def _get_remote_addr(request):
+        ip = client_ip(request)
+        return None if ip == UNKNOWN else ip
+
+    @staticmethod
+    def _get_remote_port(request):
+        return None
+
+    @staticmethod
+    def _get_actor(request):
+        # request.user is lazy: a customer's receipt page never loads a session for this.
+        return getattr(request, "user", None)
+
+
+def register() -> None:
+    """Register the merchants app's audited models with django-auditlog (MerchantsConfig.ready)."""
+    auditlog.register(Merchant, include_fields=MERCHANT_FIELDS)
+    auditlog.register(ApiKey, include_fields=["type", "name", "expires_at", "revoked_at", "rotated_to"])
+    # The entry names the user and the shop; the role is what changes.
+    auditlog.register(MerchantMembership, include_fields=["role"])
+    pre_log.connect(_not_a_staff_action, dispatch_uid="merchants.audit.staff_only")

@@ -1,0 +1,113 @@
+"""The audit trail in the dashboard (merchants.audit): owners read their shops' entries,
+the operator reads all; nobody adds, edits or deletes one here, the operator included."""
+
+from django.contrib import admin
+from django.utils.html import format_html, format_html_join
+
+from merchants.audit import SECRET
+from merchants.models import AuditEntry
+from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
+from merchants.zones import dashboard_time
+
+VERBS = {
+    AuditEntry.Action.CREATE: "made",
+    AuditEntry.Action.UPDATE: "changed",
+    AuditEntry.Action.DELETE: "removed",
+    AuditEntry.Action.ACCESS: "read",
+}
+# What the trail calls each audited thing, in a shop owner's words.
+KINDS = {
+    "merchant": "Shop",
+    "apikey": "API key",
+    "merchantmembership": "Team member",
+    "endpoint": "Webhook endpoint",
+    "receipt": "Refund",
+    "void": "Void",
+}
+
+# django-auditlog registers its own admin for the entry model; this one replaces it.
+if admin.site.is_registered(AuditEntry):
+    admin.site.unregister(AuditEntry)
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(MerchantScopedAdmin):
+    list_title = "Audit trail"
+    list_display = ["when", "who", "address", "what", "change_list"]
+    list_select_related = ["merchant", "actor", "content_type"]
+    list_filter = ["action"]
+    fields = ["when", "who", "address", "what", "change_list", "merchant"]
+    readonly_fields = fields
+    list_display_links = ["when"]
+
+    def get_queryset(self, request):
+        queryset = super(MerchantScopedAdmin, self).get_queryset(request)
+        ids = merchant_ids(request, owner=True)
+        return queryset if ids is None else queryset.filter(merchant__in=ids)
+
+    def has_module_permission(self, request):
+        return merchant_ids(request, owner=True) != []
+
+    def has_view_permission(self, request, obj=None):
+        ids = merchant_ids(request, owner=True)
+        if obj is None:
+            return ids != []
+        return ids != [] and allowed(ids, obj.merchant_id)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_actions(self, request):
+        return {}
+
+    @admin.display(description="when", ordering="timestamp")
+    def when(self, entry):
+        zone = entry.merchant.time_zone if entry.merchant else "UTC"
+        return dashboard_time(entry.timestamp, zone)
+
+    @admin.display(description="who")
+    def who(self, entry):
+        if entry.actor is not None:
+            return entry.actor.get_username()
+        named = (entry.additional_data or {}).get("actor")
+        return named or "Receco (no one signed in)"
+
+    @admin.display(description="from")
+    def address(self, entry):
+        return entry.remote_addr or "—"
+
+    @admin.display(description="what")
+    def what(self, entry):
+        kind = KINDS.get(entry.content_type.model, entry.content_type.name)
+        return f"{kind} {VERBS.get(entry.action, 'changed')}: {entry.object_repr}"
+
+    @admin.display(description="changes")
+    def change_list(self, entry):
+        changes = entry.changes_dict
+        if not changes:
+            return "—"
+        rows = [(field.replace("_", " "), _shown(values)) for field, values in changes.items()]
+        rows = [(field, shown) for field, shown in rows if shown is not None]
+        if not rows:
+            return "—"
+        return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
+
+
+def _shown(values) -> str | None:
+    """One field's change as the trail shows it; None for a field made empty."""
+    if isinstance(values, dict):  # many-to-many changes; none of the audited models has one
+        return str(values)
+    old, new = (list(values) + [None, None])[:2]
+    old = "—" if old in (None, "", "None") else old
+    new = "—" if new in (None, "", "None") else new
+    if old == new == SECRET:
+        return "changed (never shown)"
+    if old == "—":
+        return None if new == "—" else str(new)
+    return f"{old} → {new}"

@@ -1,0 +1,108 @@
+"""What a receipt's signature covers: its fiscal content, canonical (RFC 8785) and signed
+(Ed25519) with the service's current key (docs/verification.md, "What is signed").
+
+The content is built from the receipt's own row as it was written: the merchant as the
+receipt states it, the items, amounts, tax lines, payment summary, dates, token and short
+code, the sale a refund refers to, and the key's id. Never the customer's email or phone:
+erasing a contact changes nothing signed. Nothing that changes after the sale is signed
+either (its status, the refunds recorded on it, the branding), so a refund or a void never
+breaks the sale's signature: each is an entry of its own.
+"""
+
+from dataclasses import dataclass
+from hashlib import sha256
+
+from receco_verify.canonical import canonicalize
+from receco_verify.merkle import leaf_hash
+
+from receco.lib.signingkeys import Keyring
+from receipts.models import Receipt, Void
+from receipts.representation import iso_utc
+
+CONTENT_VERSION = 1
+PAYMENT_SUMMARY = ("card_brand", "card_last4", "authorization_code")
+
+
+@dataclass(frozen=True)
+class Signed:
+    """One signed entry of the log: the canonical bytes of its content and their hashes."""
+
+    content: dict
+    canonical: bytes
+    signature: bytes
+    kid: str
+
+    @property
+    def digest(self) -> bytes:
+        """SHA-256 of the canonical content."""
+        return sha256(self.canonical).digest()
+
+    @property
+    def leaf_hash(self) -> bytes:
+        """The log's leaf hash, SHA-256(0x00 || canonical content)."""
+        return leaf_hash(self.canonical)
+
+
+def receipt_content(receipt: Receipt, merchant_string_id: str, kid: str) -> dict:
+    """The fiscal content of a sale or refund receipt, as signed by the key ``kid``.
+
+    ``merchant_string_id`` is the id of the receipt's merchant (the public one POS systems
+    send), passed in so that a batch needs no query per receipt.
+    """
+    details = receipt.details or {}
+    payment = details.get("payment_details") or {}
+    content = {
+        "v": CONTENT_VERSION,
+        "kid": kid,
+        "type": receipt.receipt_type,
+        "token": receipt.token,
+        "short_code": receipt.short_code,
+        "livemode": receipt.livemode,
+        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "transaction_date": iso_utc(receipt.transaction_date),
+        "issued_at": iso_utc(receipt.created_at),
+        "currency": receipt.currency,
+        "total_amount": receipt.total_amount,
+        "subtotal_amount": details.get("subtotal_amount"),
+        "discount_amount": details.get("discount_amount"),
+        "tip_amount": details.get("tip_amount"),
+        "items": receipt.items,
+        "tax_lines": details.get("tax_lines") or [],
+        "payment": {"method": receipt.payment_method, **{name: payment.get(name) for name in PAYMENT_SUMMARY}},
+        "refund_of": None,
+    }
+    if receipt.refund_of_id:
+        content["refund_of"] = {
+            "token": details.get("refund_of"),
+            "short_code": details.get("refund_of_short_code"),
+            "lines": details.get("lines") or [],
+            "reason": details.get("reason"),
+        }
+    return content
+
+
+def void_content(void: Void, receipt: Receipt, merchant_string_id: str, kid: str) -> dict:
+    """The content of a void, an entry of its own that names the sale it cancels."""
+    return {
+        "v": CONTENT_VERSION,
+        "kid": kid,
+        "type": "void",
+        "token": receipt.token,
+        "short_code": receipt.short_code,
+        "livemode": receipt.livemode,
+        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "voided_at": iso_utc(void.created_at),
+        "reason": void.reason or None,
+    }
+
+
+def sign(content: dict, keyring: Keyring) -> Signed:
+    """``content`` canonicalized and signed with the current key, whose id it must name.
+
+    Raises ValueError when ``content`` names another key, CanonicalFormError when it has
+    no canonical form.
+    """
+    if content.get("kid") != keyring.kid:
+        raise ValueError(f"the content names the key {content.get('kid')!r}, the current key is {keyring.kid!r}")
+    canonical = canonicalize(content)
+    return Signed(content, canonical, keyring.sign(canonical), keyring.kid)

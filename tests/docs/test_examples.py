@@ -1,0 +1,116 @@
+"""Every shell example of README.md and docs/ runs as written against what `./dev up`
+serves on a fresh database, and answers as documented (tests.docs.examples says how an
+example and its answer are written).
+
+Each document gets its own `./dev up` (a free port, a fresh SQLite file: migrate and the
+demo data of seeddemo) and runs its examples in order, in one shell, as a reader pasting them
+would: a `KEY=$(…)` of one example is there for the next. Only the address is changed, from
+127.0.0.1:8000 to the server's port. curl is the system's, behind a wrapper that writes each
+answer's status to stderr, which the output is not compared with. No block starts in the
+last seconds of a minute, so that no per-minute window of the limits ends during one.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.docs.examples import SERVICE, Command, examples, problems
+from tests.servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = [path for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if examples(path)]
+_CURL = shutil.which("curl")
+
+
+@pytest.fixture
+def served(tmp_path):
+    """`./dev up` on a free port and a fresh database, as a new user starts it."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
+    env.pop("REDIS_URL", None)
+    # This suite's environment stands in for .venv (the same one under ./dev test).
+    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", RECECO_VENV=sys.prefix, PORT=str(port))
+    log = tmp_path / "dev-up.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [str(ROOT / "dev"), "up"], cwd=ROOT, env=env, stdout=output, stderr=output, start_new_session=True
+        )
+    try:
+        _wait_until_it_answers(port, process, log)
+        yield port, env
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)  # runserver and its autoreloader
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _wait_until_it_answers(port: int, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"./dev up did not serve:\n{log.read_text()[-3000:]}") from None
+            time.sleep(0.2)
+
+
+# A block starts no later than this second of a minute, so that a per-minute window of the
+# limits does not end in the middle of it.
+_LATEST_START = 50
+
+
+def _script(blocks: list[list[Command]], port: int, out: Path) -> str:
+    lines = ["cd " + str(ROOT)]
+    number = 0
+    for block in blocks:
+        lines.append(
+            f'second=$(date +%S); second=${{second#0}}; [ "$second" -le {_LATEST_START} ] || sleep $((61 - second))'
+        )
+        for command in block:
+            lines += [
+                "{ " + command.text.replace(SERVICE, f"http://127.0.0.1:{port}"),
+                f"}} >{out}/{number}.out 2>{out}/{number}.err; echo $? >{out}/{number}.rc",
+            ]
+            number += 1
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.skipif(_CURL is None, reason="needs curl, as the examples do")
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_example_answers_as_documented(path, served, tmp_path):
+    port, env = served
+    blocks = examples(path)
+    commands = [command for block in blocks for command in block]
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "curl").write_text(f"#!/bin/sh\nexec {_CURL} --write-out '%{{stderr}}%{{http_code}}\\n' \"$@\"\n")
+    (shim / "curl").chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    script = tmp_path / "examples.sh"
+    script.write_text(_script(blocks, port, out))
+    env = {**env, "PATH": f"{shim}{os.pathsep}{env['PATH']}"}
+    subprocess.run(["bash", str(script)], env=env, timeout=600, check=True)
+
+    failures = []
+    for number, command in enumerate(commands):
+        output = (out / f"{number}.out").read_text()
+        errors = (out / f"{number}.err").read_text()
+        statuses = [line for line in errors.splitlines() if line.isdigit() and len(line) == 3]
+        status = int(statuses[-1]) if statuses else None
+        code = int((out / f"{number}.rc").read_text())
+        for problem in problems(command, port, output, errors, status, code):
+            failures.append(f"{path.name}:{command.line}: {command.text.splitlines()[0][:100]}\n  {problem}")
+    assert not failures, "\n\n".join(failures)

@@ -1,0 +1,103 @@
+"""What a receipt's signature covers (receipts.signing): the fiscal content from its own
+row, never the customer's contact; refunds and voids name their sale."""
+
+import pytest
+from receco_verify.canonical import canonicalize
+
+from receipts import refunds
+from receipts.signing import receipt_content, sign, void_content
+
+
+def _refund(sale, **request):
+    body = {"token": sale.token, "refund_token": "rcpt_refund01_aaaaaa", **request}
+    return refunds.refund(sale, refunds.validate_refund(body), keyed=True)
+
+
+@pytest.fixture
+def keys():
+    from receco.lib.signingkeys import keyring
+
+    return keyring()
+
+
+def test_a_sales_content_is_its_fiscal_fields_and_nothing_of_the_customer(receipt_factory, keys):
+    receipt = receipt_factory(
+        customer_email="ada@example.com",
+        customer_phone="+2348031234567",
+        subtotal_amount=130000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}],
+        payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+    )
+    content = receipt_content(receipt, "mama-put", keys.kid)
+    assert content == {
+        "v": 1,
+        "kid": keys.kid,
+        "type": "sale",
+        "token": "rcpt_mfx3k2a1_q8z0lp",
+        "short_code": "K7P2QX",
+        "livemode": True,
+        "merchant": {"id": "mama-put", "name": "Mama Put Kitchen", "location": "Lekki Phase 1"},
+        "transaction_date": "2026-11-22T10:15:00.000Z",
+        "issued_at": content["issued_at"],
+        "currency": "NGN",
+        "total_amount": 130000,
+        "subtotal_amount": 130000,
+        "discount_amount": None,
+        "tip_amount": None,
+        "items": [
+            {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+            {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
+        ],
+        "tax_lines": [{"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}],
+        "payment": {"method": "card", "card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+        "refund_of": None,
+    }
+    canonical = canonicalize(content)
+    assert b"ada@example.com" not in canonical
+    assert b"2348031234567" not in canonical
+
+
+def test_erasing_the_contact_or_refunding_leaves_the_signed_content_as_it_was(receipt_factory, keys):
+    receipt = receipt_factory(customer_email="ada@example.com")
+    before = canonicalize(receipt_content(receipt, "mama-put", keys.kid))
+    receipt.customer_email = None
+    receipt.customer_phone = None
+    receipt.save()
+    _refund(receipt, amount=1000)
+    receipt.refresh_from_db()
+    assert receipt.status == "partially_refunded"
+    assert canonicalize(receipt_content(receipt, "mama-put", keys.kid)) == before
+
+
+def test_a_refund_names_its_sale_and_a_void_its_receipt(receipt_factory, keys):
+    sale = receipt_factory()
+    refund = _refund(sale, amount=1000, reason="cold")
+    content = receipt_content(refund.receipt, "mama-put", keys.kid)
+    assert content["type"] == "refund"
+    assert content["total_amount"] == 1000
+    assert content["refund_of"] == {"token": sale.token, "short_code": sale.short_code, "lines": [], "reason": "cold"}
+
+    other = receipt_factory(token="rcpt_other001_aaaaaa", short_code="OTHER1")
+    cancelled = refunds.void(other, "Rung up twice", keyed=True)
+    voided = void_content(cancelled, other, "mama-put", keys.kid)
+    assert {k: voided[k] for k in ("type", "token", "short_code", "reason")} == {
+        "type": "void",
+        "token": "rcpt_other001_aaaaaa",
+        "short_code": "OTHER1",
+        "reason": "Rung up twice",
+    }
+    assert voided["voided_at"].endswith("Z")
+
+
+def test_the_signature_is_the_current_keys_over_the_canonical_form(receipt_factory, keys):
+    receipt = receipt_factory()
+    signed = sign(receipt_content(receipt, "mama-put", keys.kid), keys)
+    assert signed.canonical == canonicalize(signed.content)
+    assert keys.public[keys.kid].verify(signed.signature, signed.canonical)
+    assert len(signed.digest) == 32
+    assert signed.leaf_hash != signed.digest
+
+
+def test_content_naming_another_key_is_not_signed(receipt_factory, keys):
+    with pytest.raises(ValueError, match="the content names the key 'retired'"):
+        sign(receipt_content(receipt_factory(), "mama-put", "retired"), keys)

@@ -1,0 +1,66 @@
+"""Keys, checkpoints and bundles made the way the service makes them, for the verifier's tests."""
+
+import base64
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from receco_verify import merkle, note
+from receco_verify.canonical import canonicalize
+from receco_verify.keys import PublicKey, raw_public, thumbprint
+
+ORIGIN = "receco.test/log"
+
+
+class Signer:
+    def __init__(self):
+        self.private = Ed25519PrivateKey.generate()
+        self.public = raw_public(self.private.public_key())
+        self.kid = thumbprint(self.public)
+
+    @property
+    def key(self) -> PublicKey:
+        return PublicKey(self.kid, self.public)
+
+    def jwks(self, *others) -> dict:
+        return {"keys": [self.key.jwk(), *(other.key.jwk() for other in others)]}
+
+    def checkpoint(self, size: int, root: bytes, origin: str = ORIGIN) -> str:
+        text = note.Checkpoint(origin, size, root).text()
+        return note.sign(text, origin, self.private.sign, self.public)
+
+
+def content(number: int, kid: str) -> dict:
+    return {
+        "version": 1,
+        "kid": kid,
+        "token": f"token-{number:04d}-abcdefgh",
+        "short_code": f"K{number:05d}",
+        "merchant": {"name": "Mama Put", "id": "m_1"},
+        "total_amount": 1000 + number,
+        "currency": "NGN",
+        "items": [{"name": "Jollof", "quantity": 1, "unit_price": 1000 + number, "total_price": 1000 + number}],
+    }
+
+
+def bundles(signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = None) -> tuple[list[dict], str]:
+    """``count`` signed receipts in a log, each with its inclusion proof, and the checkpoint
+    ``signer`` signed; receipt i signed by ``signed_by[i]`` (``signer`` by default)."""
+    signed_by = signed_by or [signer] * count
+    contents = [content(i, signed_by[i].kid) for i in range(count)]
+    leaves = [merkle.leaf_hash(canonicalize(c)) for c in contents]
+    root = merkle.root_of(leaves)
+    checkpoint = signer.checkpoint(count, root)
+    found = []
+    for index, item in enumerate(contents):
+        ranges = merkle.needed_for_inclusion(index, count)
+        path = [merkle.root_of(leaves[start:end]) for start, end in ranges]
+        found.append(
+            {
+                "content": item,
+                "signature": base64.b64encode(signed_by[index].private.sign(canonicalize(item))).decode(),
+                "leaf_index": index,
+                "tree_size": count,
+                "inclusion": [base64.b64encode(h).decode() for h in path],
+                "checkpoint": checkpoint,
+            }
+        )
+    return found, checkpoint

@@ -1,0 +1,111 @@
+"""What a receipt bundle proves, and the checks that prove it.
+
+A bundle (what the service serves at ``/log/proof/<token>``) is::
+
+    {"content": {...the signed fiscal content, with its "kid"...},
+     "signature": "<base64 Ed25519 signature of the content's canonical form>",
+     "leaf_index": 41, "tree_size": 1000,
+     "inclusion": ["<base64 hash>", ...],
+     "checkpoint": "<the signed checkpoint of tree_size, a C2SP signed note>"}
+
+The log's leaf for a receipt is the canonical form of its content: the leaf hash is
+SHA-256(0x00 || JCS(content)), so the log commits to exactly what was signed.
+"""
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from receco_verify import merkle, note
+from receco_verify.canonical import CanonicalFormError, canonicalize
+from receco_verify.keys import PublicKey
+
+BUNDLE_FIELDS = ("content", "signature", "leaf_index", "tree_size", "inclusion", "checkpoint")
+
+
+class VerificationError(ValueError):
+    """One check failed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What was checked, for a report."""
+
+    kid: str
+    leaf_index: int
+    tree_size: int
+    origin: str
+    checked_against: note.Checkpoint
+
+
+def content_leaf(content: dict) -> bytes:
+    """The log's leaf hash of signed ``content``: SHA-256(0x00 || JCS(content))."""
+    return merkle.leaf_hash(canonicalize(content))
+
+
+def verify_signature(content: dict, signature: bytes, keys: dict[str, PublicKey]) -> PublicKey:
+    """The key that signed ``content``, named by its ``kid``.
+
+    Raises VerificationError when the key is not published or the signature is not its.
+    """
+    kid = content.get("kid") if isinstance(content, dict) else None
+    if not isinstance(kid, str):
+        raise VerificationError("the signed content names no key (kid)")
+    key = keys.get(kid)
+    if key is None:
+        raise VerificationError(f"the key {kid} that signed the receipt is not among the published keys")
+    try:
+        message = canonicalize(content)
+    except CanonicalFormError as error:
+        raise VerificationError(f"the content has no canonical form: {error}") from None
+    if not key.verify(signature, message):
+        raise VerificationError("the signature does not match the receipt's content: it was changed after signing")
+    return key
+
+
+def verify_bundle(
+    bundle: dict, keys: dict[str, PublicKey], checkpoint: str | None = None, origin: str | None = None
+) -> Verified:
+    """Check a bundle: its content's signature by a published key, its checkpoint's
+    signature, and the content's inclusion in the tree the checkpoint names. ``checkpoint``
+    (a signed note) replaces the bundle's own: then its tree size must be the proof's.
+
+    Raises VerificationError naming the first check that failed.
+    """
+    if not isinstance(bundle, dict) or any(name not in bundle for name in BUNDLE_FIELDS):
+        raise VerificationError(f"a receipt bundle has the fields {', '.join(BUNDLE_FIELDS)}")
+    content = bundle["content"]
+    if not isinstance(content, dict):
+        raise VerificationError("the bundle's content is not an object")
+    key = verify_signature(content, _b64(bundle["signature"], "signature"), keys)
+
+    try:
+        trusted = note.verify_checkpoint(checkpoint or bundle["checkpoint"], keys.values(), origin)
+    except note.NoteError as error:
+        raise VerificationError(f"the checkpoint is not valid: {error}") from None
+
+    index, size = bundle["leaf_index"], bundle["tree_size"]
+    if not (isinstance(index, int) and isinstance(size, int)) or isinstance(index, bool) or isinstance(size, bool):
+        raise VerificationError("leaf_index and tree_size are whole numbers")
+    if size != trusted.size:
+        raise VerificationError(
+            f"the inclusion proof is for a tree of {size} receipts, the checkpoint is of {trusted.size}: "
+            "fetch the proof again for this checkpoint"
+        )
+    if not isinstance(bundle["inclusion"], list):
+        raise VerificationError("the inclusion proof is a list of hashes")
+    path = [_b64(value, "inclusion proof hash") for value in bundle["inclusion"]]
+    try:
+        merkle.verify_inclusion(content_leaf(content), index, size, path, trusted.root)
+    except merkle.ProofError as error:
+        raise VerificationError(f"the receipt is not in the log at {index}: {error}") from None
+    return Verified(key.kid, index, size, trusted.origin, trusted)
+
+
+def _b64(value, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise VerificationError(f"the {what} is not a base64 string")
+    try:
+        return base64.b64decode(value, validate=True)
+    except binascii.Error:
+        raise VerificationError(f"the {what} is not base64") from None
