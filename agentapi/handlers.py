@@ -3,9 +3,8 @@ exception in middleware): under the API's paths they still answer the JSON envel
 
 from django.views import defaults
 
-from agentapi.errors import ProcedureError
-from agentapi.paths import procedure_path
 from agentapi.views import respond_error
+from receco.lib.trpc import ProcedureError, procedure_path
 
 
 def _api_or(default_view, code: str, message: str):

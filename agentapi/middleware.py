@@ -8,14 +8,14 @@ Host check and Content-Length of CommonMiddleware, X-Frame-Options and
 X-Content-Type-Options. (Referrer-Policy and Cross-Origin-Opener-Policy concern pages a
 browser shows, and an API call is never redirected to HTTPS: a POST would be lost.)
 
-The procedures are also answered at ``/api/<procedure>`` (see agentapi.paths).
+The procedures are also answered at ``/api/<procedure>`` (see receco.lib.trpc).
 """
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from agentapi.paths import procedure_path
 from agentapi.views import trpc
+from receco.lib.trpc import procedure_path
 
 
 class ApiShortcutMiddleware:

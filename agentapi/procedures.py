@@ -2,19 +2,35 @@
 act on the receipts app, return data. The router has admitted the caller (its key and
 limits) before; errors are raised and turned into envelopes by the router."""
 
-from agentapi.registry import Call, mutation, query
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+from merchants.admission.admit import Admission
 from merchants.sales import authorize_changes, merchant_for_sale
 from receco.errors import InvalidInput
-from receipts import orf
+from receco.lib.trpc import mutation, query
+from receipts import orf, writer
 from receipts.contacts import clean_contact
 from receipts.creation import create_receipt
-from receipts.deliveries import attach_contact
 from receipts.lookup import find_receipt
 from receipts.refunds import refund, validate_refund, validate_void, void
 from receipts.representation import iso_utc, receipt_data
 from receipts.validation import validate_sale
 
 FORMATS = (None, "orf")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One procedure call: the HTTP request it arrived in, its parsed input, and who made
+    it, as the router admitted it."""
+
+    request: HttpRequest
+    path: str
+    input: Any
+    admission: Admission
 
 
 def _object_input(call: Call) -> dict:
@@ -52,8 +68,8 @@ def create_receipt_from_pos(call: Call) -> dict:
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data["receipt_url"] = receipt.public_url
-    if created.deliveries:  # what became of the contact the sale carried: sent, or refused by a limit
-        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    if created.outcomes.get("deliveries"):  # what became of the contact the sale carried: sent, or refused
+        data["deliveries"] = [planned.as_data() for planned in created.outcomes["deliveries"]]
     return data
 
 
@@ -64,8 +80,8 @@ def update_receipt_contact(call: Call) -> dict:
     email, phone = clean_contact(values.get("email"), values.get("phone"))
     receipt = find_receipt(token, call.admission)
     # find_receipt let a key through only if it is the receipt's merchant's own.
-    planned = attach_contact(receipt, email, phone, keyed=call.admission.key is not None)
-    return {"success": True, "deliveries": [entry.as_data() for entry in planned]}
+    written = writer.update_contact(receipt, email, phone, keyed=call.admission.key is not None)
+    return {"success": True, "deliveries": [entry.as_data() for entry in written.outcomes.get("deliveries", [])]}
 
 
 @mutation("refundReceipt")
@@ -77,8 +93,8 @@ def refund_receipt(call: Call) -> dict:
     receipt = created.receipt
     data = {"id": receipt.pk, "token": receipt.token, "short_code": receipt.short_code}
     data.update(receipt_url=receipt.public_url, amount=receipt.total_amount)
-    if created.deliveries:
-        data["deliveries"] = [planned.as_data() for planned in created.deliveries]
+    if created.outcomes.get("deliveries"):
+        data["deliveries"] = [planned.as_data() for planned in created.outcomes["deliveries"]]
     return data
 
 

@@ -17,14 +17,12 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from agentapi import procedures  # noqa: F401  (registers the procedures)
-from agentapi.envelopes import failure, success
-from agentapi.errors import ProcedureError
-from agentapi.registry import PROCEDURES, Call
+from agentapi.procedures import Call
 from merchants.admission.admit import admit
 from merchants.admission.limits import RateLimitExceeded, RateState
 from receco.errors import ReceiptError
 from receco.lib.addresses import client_ip
+from receco.lib.trpc import PROCEDURES, ProcedureError, failure, success
 
 logger = logging.getLogger(__name__)
 

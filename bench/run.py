@@ -407,7 +407,8 @@ def _delete_created(url: str) -> None:
         deleted = _delete_receipts_of(connection, POS_MERCHANT)
         if _has_webhooks():
             # Only the benchmark writes these: its merchants' events and the tasks queued for them.
-            tables = ("webhooks_attempt", "webhooks_delivery", "webhooks_event", "django_tasks_database_dbtaskresult")
+            deliveries = "messaging_delivery" if (ROOT / "messaging").is_dir() else "webhooks_delivery"
+            tables = ("webhooks_attempt", deliveries, "webhooks_event", "django_tasks_database_dbtaskresult")
             connection.execute(f"TRUNCATE {', '.join(tables)}")
             deleted += _delete_receipts_of(connection, HOOKED_MERCHANT)
         if deleted:

@@ -73,14 +73,11 @@ def _sell(merchant: Merchant, count: int) -> tuple[list[float], list[float]]:
 def _cleanup(merchants: list[Merchant]) -> None:
     ids = [merchant.pk for merchant in merchants]
     with connection.cursor() as cursor:
-        events = "SELECT id FROM webhooks_event WHERE merchant_id = ANY(%s)"
-        cursor.execute(
-            f"DELETE FROM webhooks_attempt WHERE delivery_id IN (SELECT id FROM webhooks_delivery WHERE event_id IN ({events}))",  # noqa: E501
-            [ids],
-        )
-        cursor.execute(f"DELETE FROM webhooks_delivery WHERE event_id IN ({events})", [ids])
+        deliveries = "SELECT id FROM messaging_delivery WHERE merchant_id = ANY(%s)"
+        cursor.execute(f"DELETE FROM webhooks_attempt WHERE delivery_id IN ({deliveries})", [ids])
+        cursor.execute("DELETE FROM messaging_delivery WHERE merchant_id = ANY(%s)", [ids])
         cursor.execute("DELETE FROM webhooks_event WHERE merchant_id = ANY(%s)", [ids])
-        cursor.execute("DELETE FROM django_tasks_database_dbtaskresult WHERE task_path LIKE 'webhooks.%%'")
+        cursor.execute("DELETE FROM django_tasks_database_dbtaskresult WHERE task_path LIKE 'messaging.%%'")
     Receipt.objects.filter(merchant_id__in=ids).delete()
 
 

@@ -7,5 +7,7 @@ class MerchantsConfig(AppConfig):
 
     def ready(self) -> None:
         from merchants import audit
+        from merchants.admission import memory
 
+        memory.connect_signals()
         audit.register()

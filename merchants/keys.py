@@ -1,4 +1,4 @@
-"""API keys: format, digest, issue, rotation, revocation and authentication.
+"""API keys: format, digest, issue, rotation, revocation, and proving a presented key.
 
 A key is ``postest_`` or ``poslive_``, then 12 characters of public lookup id, 32 of
 secret and 6 of checksum, all base62, 58 characters in all::
@@ -14,8 +14,6 @@ and long, so a fast keyed digest is as safe as a slow password hash and costs
 microseconds instead of hundreds of milliseconds per request.
 """
 
-import functools
-import hashlib
 import hmac
 import re
 import secrets
@@ -28,6 +26,7 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from merchants.admission import memory
 from merchants.models import ApiKey, Merchant
@@ -113,17 +112,11 @@ DIGEST_SALT = "receco.merchants.ApiKey"
 
 
 def key_digest(key: str) -> str:
-    """HMAC-SHA256 of the whole key under RECECO_API_KEY_SECRET (by default SECRET_KEY):
-    Django's ``salted_hmac(DIGEST_SALT, key, secret=..., algorithm="sha256")``, with the
-    key it derives from the secret made once rather than on every request."""
+    """HMAC-SHA256 of the whole key under RECECO_API_KEY_SECRET (by default SECRET_KEY),
+    as Django's ``salted_hmac`` makes it. (Deriving its key once per process instead saved
+    0.2 µs a call, measured: not worth a copy of Django's code.)"""
     secret = settings.RECECO_API_KEY_SECRET or settings.SECRET_KEY
-    return hmac.digest(_hmac_key(secret), key.encode(), "sha256").hex()
-
-
-@functools.lru_cache(maxsize=4)
-def _hmac_key(secret: str) -> bytes:
-    # What salted_hmac derives: SHA-256 of the salt followed by the secret.
-    return hashlib.sha256((DIGEST_SALT + secret).encode()).digest()
+    return salted_hmac(DIGEST_SALT, key, secret=secret, algorithm="sha256").hexdigest()
 
 
 TOKEN_SECRET_LABEL = b"receco/agent-token/v1"
@@ -300,17 +293,3 @@ def check_usable(api_key: ApiKey, now: datetime | None = None) -> None:
     if state == ApiKey.State.EXPIRED:
         raise Unauthorized(EXPIRED_KEY)
     api_key.merchant.check_active()
-
-
-def authenticate(authorization: str | None, now: datetime | None = None) -> ApiKey | None:
-    """The usable stored key an Authorization header carries, or None when it carries none;
-    without any memory of earlier requests (merchants.admission.admit has one).
-
-    Raises Unauthorized for a malformed, unknown, revoked or expired key and Forbidden
-    for a key of a suspended merchant."""
-    key = key_from_header(authorization)
-    if key is None:
-        return None
-    api_key = stored_key(parse_key(key))
-    check_usable(api_key, now)
-    return api_key

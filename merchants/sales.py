@@ -51,6 +51,17 @@ def _find(string_id: str, display_name: str | None, version: str | None) -> Merc
     return merchant
 
 
+def saved_test_merchant(merchant: Merchant) -> Merchant:
+    """``merchant``, a new test merchant of ``merchant_for_sale``, saved (with its sale's
+    receipt, in that transaction); the one saved meanwhile by a racing first sale of it
+    if there is one."""
+    saved, _ = Merchant.objects.get_or_create(
+        string_id=merchant.string_id,
+        defaults={"name": merchant.name, "is_test": True, "require_api_key": False},
+    )
+    return saved
+
+
 def authorize_changes(admission: Admission, merchant: Merchant) -> None:
     """Whether ``admission``'s caller may refund or void receipts of ``merchant``: only with
     its key, except for ``test-`` merchants, which belong to nobody (their receipts are test

@@ -51,8 +51,9 @@ INSTALLED_APPS = [
     "auditlog",
     "merchants",
     "receipts",
-    "agentapi",
+    "messaging",
     "webhooks",
+    "agentapi",
     # Signed receipts and their append-only log (docs/verification.md).
     "ledger",
     # The task runner (deliveries) and its database queue.
@@ -336,14 +337,16 @@ RECECO_PASSWORD_RESET_RATE = envrate("RECECO_PASSWORD_RESET_RATE", "5/h")
 
 # --- Delivery: the task runner, email, text messages, and how often to send -----------
 
-# "immediate" runs each task in the process that queues it, right after the transaction
-# commits (development, tests); "database" stores tasks in the database for
-# `python manage.py db_worker` processes (production).
+# "database" (the default) stores tasks in the database for `python manage.py db_worker`
+# processes, which send every email, text and webhook (messaging.outbox); "immediate"
+# runs each task in the process that queues it, right after the transaction commits:
+# the default with DJANGO_DEBUG, and refused without it (messaging.apps), since a sale
+# or a page would then wait for an outside party.
 _TASK_BACKENDS = {
     "immediate": "django_tasks.backends.immediate.ImmediateBackend",
     "database": "django_tasks_db.DatabaseBackend",
 }
-_task_backend = envstr("RECECO_TASKS_BACKEND", "immediate").lower()
+_task_backend = envstr("RECECO_TASKS_BACKEND", "immediate" if DEBUG else "database").lower()
 if _task_backend not in _TASK_BACKENDS:
     raise ImproperlyConfigured(f"RECECO_TASKS_BACKEND must be immediate or database, not {_task_backend!r}")
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["default"]}}
@@ -371,7 +374,7 @@ DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Receco <receipts@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Text messages: "console" (logs the message with a masked number), "webhook" (a JSON POST
-# to your SMS provider or gateway), or the dotted path of a receipts.sms backend class.
+# to your SMS provider or gateway), or the dotted path of a messaging.sms backend class.
 RECECO_SMS_BACKEND = envstr("RECECO_SMS_BACKEND", "console")
 RECECO_SMS_WEBHOOK_URL = envurl("RECECO_SMS_WEBHOOK_URL", "") if envstr("RECECO_SMS_WEBHOOK_URL") else ""
 RECECO_SMS_WEBHOOK_TOKEN = envstr("RECECO_SMS_WEBHOOK_TOKEN")
@@ -382,10 +385,10 @@ if RECECO_SMS_BACKEND == "webhook" and not RECECO_SMS_WEBHOOK_URL:
 
 # Deliveries of test receipts go here instead of to customers (never SMTP or a provider).
 RECECO_SINK_EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
-RECECO_SINK_SMS_BACKEND = "receipts.sms.DummyBackend"
+RECECO_SINK_SMS_BACKEND = "messaging.sms.DummyBackend"
 # A failed delivery is tried this many times in all, with growing pauses in between.
 RECECO_DELIVERY_MAX_ATTEMPTS = envint("RECECO_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
-# Daily limits on sending (receipts.delivery_limits): per receipt; per email address or
+# Daily limits on sending (messaging.limits): per receipt; per email address or
 # phone number across all receipts; and per destination for what was asked for without
 # the merchant's API key (customers, anonymous calls).
 RECECO_DELIVERY_RECEIPT_DAILY_LIMIT = envint("RECECO_DELIVERY_RECEIPT_DAILY_LIMIT", 5, minimum=1)

@@ -13,7 +13,6 @@ urlpatterns = [
     # The API described: the OpenAPI document and the reference page made from it.
     path("api/openapi.json", openapi.openapi_json, name="openapi"),
     path("api/reference/", openapi.reference, name="api-reference"),
-    path("api/trpc/", include("agentapi.urls")),
     # Dashboard password reset by email (Django's views, Receco's templates).
     path("admin/", include(passwords.urlpatterns)),
     path("admin/", admin.site.urls),

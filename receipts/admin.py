@@ -4,7 +4,7 @@ searchable by short code, token or email, exportable as CSV."""
 import csv
 import json
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -13,10 +13,9 @@ from django.utils.html import format_html, format_html_join
 from merchants.scoping import MerchantScopedAdmin
 from merchants.zones import dashboard_time, local_time
 from receipts import display
-from receipts.models import Delivery, Receipt, Void
+from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
-from receipts.tasks import enqueue
 
 CSV_COLUMNS = [
     ("short_code", lambda r: r.short_code),
@@ -291,74 +290,3 @@ class ReceiptAdmin(MerchantScopedAdmin):
         response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="receipts-{stamp}.csv"'
         return response
-
-
-# --- Deliveries (issue 4) -----------------------------------------------------------
-@admin.register(Delivery)
-class DeliveryAdmin(MerchantScopedAdmin):
-    """Read-only: deliveries are made by the service. The destination is shown masked only."""
-
-    list_title = "Receipts sent to customers"
-
-    merchant_path = "receipt__merchant"
-    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent"]
-    list_filter = ["status", "channel", "created_at"]
-    search_fields = ["=receipt__short_code", "=receipt__token"]
-    list_select_related = ["receipt__merchant"]
-    show_full_result_count = False
-    fields = [
-        "receipt",
-        "channel",
-        "masked_destination",
-        "status",
-        "attempts",
-        "last_error",
-        "next_attempt",
-        "sent",
-        "created",
-        "updated",
-    ]
-    readonly_fields = fields
-    actions = ["retry_now"]
-
-    def merchant_id_of(self, delivery) -> int | None:
-        return delivery.receipt.merchant_id
-
-    @admin.display(description="asked for", ordering="created_at")
-    def created(self, delivery: Delivery) -> str:
-        return dashboard_time(delivery.created_at, delivery.receipt.merchant.time_zone)
-
-    @admin.display(description="sent", ordering="sent_at")
-    def sent(self, delivery: Delivery) -> str:
-        return dashboard_time(delivery.sent_at, delivery.receipt.merchant.time_zone)
-
-    @admin.display(description="next attempt")
-    def next_attempt(self, delivery: Delivery) -> str:
-        return dashboard_time(delivery.next_attempt_at, delivery.receipt.merchant.time_zone)
-
-    @admin.display(description="updated")
-    def updated(self, delivery: Delivery) -> str:
-        return dashboard_time(delivery.updated_at, delivery.receipt.merchant.time_zone)
-
-    @admin.display(description="receipt", ordering="receipt__short_code")
-    def receipt_code(self, delivery: Delivery) -> str:
-        return delivery.receipt.short_code
-
-    @admin.display(description="destination")
-    def masked_destination(self, delivery: Delivery) -> str:
-        return delivery.masked_destination
-
-    def has_add_permission(self, request):
-        return False  # made by the service when a contact is attached
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    @admin.action(description="Try the selected failed deliveries again now", permissions=["view"])
-    def retry_now(self, request, queryset):
-        retry = queryset.filter(status__in=[Delivery.Status.FAILED, Delivery.Status.RETRYING])
-        ids = list(retry.values_list("pk", flat=True))
-        retry.update(status=Delivery.Status.RETRYING, next_attempt_at=None, attempts=0)
-        for pk in ids:
-            enqueue(pk)
-        self.message_user(request, f"{len(ids)} deliveries queued again.", messages.SUCCESS)

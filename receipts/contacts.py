@@ -1,5 +1,5 @@
 """Customer contact data: validation, normalisation and masking. Pure functions: storing
-a contact and sending the receipt there is receipts.deliveries.attach_contact."""
+a contact and sending the receipt there is receipts.writer.update_contact (with messaging.customers)."""
 
 import email_validator
 import phonenumbers

@@ -9,7 +9,6 @@ from django.urls import reverse
 from merchants.colors import validate_accent_color
 from receco.lib.queries import get_by
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
-from receipts.contacts import mask_destination
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
@@ -136,82 +135,3 @@ class SetAside(models.Model):
 
     def __str__(self) -> str:
         return f"{self.claimed_short_code} set aside"
-
-
-class DeliveryQuerySet(models.QuerySet):
-    def due(self, now, stale_before) -> DeliveryQuerySet:
-        """Deliveries a sweep should (re)queue: retries whose time has come, and queued or
-        sending ones untouched since ``stale_before`` (their task was lost or its worker died)."""
-        return self.filter(
-            models.Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
-            | models.Q(status__in=[Delivery.Status.QUEUED, Delivery.Status.SENDING], updated_at__lt=stale_before)
-        )
-
-
-class Delivery(models.Model):
-    """One attempt, possibly retried, to send a receipt to a customer's email or phone."""
-
-    class Channel(models.TextChoices):
-        EMAIL = "email", "Email"
-        SMS = "sms", "SMS"
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SENDING = "sending", "Sending"
-        RETRYING = "retrying", "Failed, will retry"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Failed"
-        # Test receipts: composed like a real delivery, handed to a sink, never to a customer.
-        SINK = "sink", "Test receipt: sent to the sink"
-
-    receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="deliveries")
-    channel = models.CharField(max_length=8, choices=Channel.choices)
-    # The address or E.164 number as the customer gave it, needed to send. Personal data:
-    # shown and logged only masked (see masked_destination).
-    destination = models.CharField(max_length=254)
-    # Asked for with the merchant's API key (a POS), rather than by anyone holding the
-    # receipt's code: those have a far lower daily limit per destination.
-    keyed = models.BooleanField("asked for with the merchant's key", default=False, db_default=False)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    objects = DeliveryQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["-created_at"]
-        verbose_name_plural = "deliveries"
-        indexes = [
-            # The receipt page's delivery list, the per-receipt limit and duplicate check.
-            models.Index(fields=["receipt", "-created_at"], name="delivery_receipt_created"),
-            # The sweep (DeliveryQuerySet.due) over unfinished deliveries.
-            models.Index(fields=["status", "next_attempt_at"], name="delivery_status_next"),
-            # The daily limit per destination, across all receipts (receipts.deliveries).
-            models.Index(fields=["destination", "-created_at"], name="delivery_destination_created"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_channel_display()} to {self.masked_destination}"
-
-    @property
-    def masked_destination(self) -> str:
-        return mask_destination(self.channel, self.destination)
-
-    @property
-    def status_for_customer(self) -> str:
-        return {
-            self.Status.QUEUED: "sending",
-            self.Status.SENDING: "sending",
-            self.Status.RETRYING: "delayed, we keep trying",
-            self.Status.SENT: "sent",
-            self.Status.FAILED: "could not be delivered",
-            self.Status.SINK: "not delivered (test receipt)",
-        }[self.status]
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.SENT, self.Status.FAILED, self.Status.SINK)

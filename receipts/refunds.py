@@ -19,16 +19,13 @@ from rest_framework import serializers
 
 from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
-from receco.lib import replicas
+from receipts import writer
 from receipts.claims import check_token
-from receipts.codes import TOKEN_FORM_MESSAGE, TOKEN_MAX_LENGTH, TOKEN_RE, new_short_code, new_token
+from receipts.codes import TOKEN_FORM_MESSAGE, TOKEN_MAX_LENGTH, TOKEN_RE, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
-from receipts.deliveries import schedule_deliveries
 from receipts.models import Receipt, Void
 from receipts.representation import iso_utc
 from receipts.validation import MAX_AMOUNT, MAX_ITEMS, StrictCharField, StrictIntegerField, errors_message
-from webhooks.models import EventType
-from webhooks.outbox import emit
 
 PARTIALLY_REFUNDED = "partially_refunded"
 REFUNDED = "refunded"
@@ -44,7 +41,6 @@ VOID_OF_REFUND = "A refund cannot be voided"
 # made its answer hundreds of kilobytes.
 MAX_REFUNDS = 100
 TOO_MANY_REFUNDS = f"A receipt can be refunded at most {MAX_REFUNDS} times"
-_MAX_CODE_ATTEMPTS = 8
 
 
 class RefundLineSerializer(serializers.Serializer):
@@ -109,8 +105,9 @@ class RefundPlan:
 
 
 def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = None) -> Created:
-    """Refund ``sale`` as ``request`` (validate_refund) says; return the refund receipt.
-    ``key``: the caller's API key, if it sent one.
+    """Refund ``sale`` as ``request`` (validate_refund) says; return the refund receipt
+    (and the hooks' outcomes: the refund sent to the sale's customer). ``key``: the
+    caller's API key, if it sent one.
 
     The same refund token with the same request returns the refund made the first time
     (``created`` False). Raises Conflict when the sale is itself a refund or voided, when
@@ -134,15 +131,16 @@ def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = No
         if len(locked.detail("refunds", [])) >= MAX_REFUNDS:
             raise Conflict(TOO_MANY_REFUNDS)
         plan = _plan(locked, request)
-        refund_receipt = _insert(locked, token, plan, request["reason"], fingerprint, keyed=keyed)
-        _record_on_sale(locked, refund_receipt, plan)
-        replicas.wrote(locked.token, locked.short_code)
-        planned = []
-        if locked.customer_email or locked.customer_phone:  # the customer of the sale gets the refund too
-            planned = schedule_deliveries(refund_receipt, locked.customer_email, locked.customer_phone, keyed=keyed)
-        emit(EventType.RECEIPT_REFUNDED, locked)
+        try:
+            refund_receipt = writer.insert_receipt(
+                _refund_values(locked, token, plan, request["reason"], fingerprint, keyed=keyed)
+            )
+        except IntegrityError:  # the token was taken meanwhile, by a receipt of another sale
+            raise Conflict(TOKEN_CONFLICT) from None
+        _list_on_sale(locked, refund_receipt, plan)
+        written = writer.record_refund(locked, refund_receipt, keyed=keyed)
     sale.status, sale.details = locked.status, locked.details
-    return Created(refund_receipt, True, planned)
+    return Created(refund_receipt, True, written.outcomes)
 
 
 def remaining(sale: Receipt) -> int:
@@ -207,11 +205,12 @@ def _line(name: str, quantity: int, unit_price: int, sku: str | None = None) -> 
     return line
 
 
-def _insert(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: str, *, keyed: bool) -> Receipt:
+def _refund_values(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: str, *, keyed: bool) -> dict:
+    """Every column of the refund receipt but its short code."""
     details = {"refund_of": sale.token, "refund_of_short_code": sale.short_code, "lines": plan.lines}
     if reason:
         details["reason"] = reason
-    fields = {
+    return {
         "token": token,
         "merchant_id": sale.merchant_id,
         "merchant_name": sale.merchant_name,
@@ -233,17 +232,10 @@ def _insert(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: st
         "refund_of": sale,
         "fingerprint": fingerprint,
     }
-    for _ in range(_MAX_CODE_ATTEMPTS):
-        try:
-            with transaction.atomic():
-                return Receipt.objects.create(short_code=new_short_code(), **fields)
-        except IntegrityError:
-            if Receipt.objects.filter(token=token).exists():  # taken meanwhile, by a receipt of another sale
-                raise Conflict(TOKEN_CONFLICT) from None
-    raise RuntimeError(f"no free short code after {_MAX_CODE_ATTEMPTS} attempts")
 
 
-def _record_on_sale(sale: Receipt, refund_receipt: Receipt, plan: RefundPlan) -> None:
+def _list_on_sale(sale: Receipt, refund_receipt: Receipt, plan: RefundPlan) -> None:
+    """Set the sale's details and status (not saved) to list ``refund_receipt``."""
     details = dict(sale.details or {})
     details["refunds"] = [
         *details.get("refunds", []),
@@ -261,7 +253,6 @@ def _record_on_sale(sale: Receipt, refund_receipt: Receipt, plan: RefundPlan) ->
         details["refunded_lines"] = refunded
     sale.details = details
     sale.status = REFUNDED if remaining(sale) == 0 else PARTIALLY_REFUNDED
-    sale.save(update_fields=["details", "status", "updated_at"])
 
 
 def _fingerprint(sale_token: str, request: dict) -> str:
@@ -281,10 +272,6 @@ def void(sale: Receipt, reason: str | None, *, keyed: bool) -> Void:
             return existing
         if locked.detail("refunds"):
             raise Conflict(VOID_WITH_REFUNDS)
-        locked.status = VOIDED
-        locked.save(update_fields=["status", "updated_at"])
-        voided = Void.objects.create(receipt=locked, reason=reason or "", keyed=keyed)
-        replicas.wrote(locked.token, locked.short_code)
-        emit(EventType.RECEIPT_VOIDED, locked)
+        voided = writer.void(locked, VOIDED, reason or "", keyed=keyed)
     sale.status = VOIDED
     return voided

@@ -11,7 +11,8 @@ from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 
-from receipts.models import Delivery, Receipt
+from messaging.models import Delivery
+from receipts.models import Receipt
 
 COOKIE = "receco_sent"
 SALT = "receipts.sent_here"

@@ -11,7 +11,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from merchants.models import Merchant
-from receipts.models import Delivery, Receipt
+from messaging.models import Delivery
+from receipts.models import Receipt
 from receipts.money import format_amount
 
 

@@ -14,20 +14,21 @@ from django.views.decorators.http import require_POST, require_safe
 from django_ratelimit.core import is_ratelimited
 
 from merchants.admission.admit import Admission
+from messaging.customers import DeliveryLimited
+from messaging.limits import Planned
+from messaging.transports import EMAIL, SMS
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
-from receipts import orf, qr, sent_here
+from receipts import orf, qr, sent_here, writer
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
-from receipts.deliveries import DeliveryLimited, attach_contact
-from receipts.delivery_limits import Planned
 from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
-from receipts.models import Delivery, Receipt
+from receipts.models import Receipt
 
 # How often, and how many times, the page of a receipt that has not arrived yet looks
 # again (static/receipts/recheck.js): every 30 seconds for 10 minutes.
@@ -157,7 +158,7 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
         return _render_receipt(request, receipt, form, status=400)
     email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
     try:
-        attach_contact(receipt, email, phone)  # a customer's request: never with a merchant's key
+        writer.update_contact(receipt, email, phone, keyed=False)  # a customer's request: never with a key
     except DeliveryLimited as limited:
         for refused in limited.refused:
             form.add_error(None if refused.whole_receipt else refused.field, _limited_words(refused))
@@ -168,7 +169,7 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     else:
         messages.success(request, f"Your receipt is on its way to {destinations}.")
     response = redirect(f"{receipt.get_absolute_url()}#sent")
-    wanted = [(Delivery.Channel.EMAIL, email), (Delivery.Channel.SMS, phone)]
+    wanted = [(EMAIL, email), (SMS, phone)]
     sent_here.remember(request, response, receipt, [(channel, to) for channel, to in wanted if to])
     return response
 
@@ -243,7 +244,7 @@ def _find(request: HttpRequest, raw_reference: str) -> Receipt:
 
 
 def _limited_words(refused: Planned) -> str:
-    """A daily delivery limit's refusal (receipts.delivery_limits) in a customer's words."""
+    """A daily delivery limit's refusal (messaging.limits) in a customer's words."""
     if refused.whole_receipt:
         return "This receipt has been sent as often as it can be today. Try again tomorrow."
     what = "address" if refused.field == "email" else "number"

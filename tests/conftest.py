@@ -122,6 +122,21 @@ def receipt_factory(merchant, sale):
 
 
 @pytest.fixture
+def receipt(receipt_factory):
+    return receipt_factory()
+
+
+@pytest.fixture
+def test_receipt(merchant, sale):
+    """A test receipt (made with a test key or for a test- merchant): livemode False."""
+    from receipts.creation import create_receipt
+    from receipts.validation import validate_sale
+
+    data = validate_sale({**sale, "token": "rcpt_testmode_000001", "short_code": "TSTTST"})
+    return create_receipt(merchant, data, livemode=False).receipt
+
+
+@pytest.fixture
 def stored(receipt_factory):
     """A stored receipt of ``merchant``, looked up as STORE1 or rcpt_stored01_aaaaaa."""
     return receipt_factory(token="rcpt_stored01_aaaaaa", short_code="STORE1")
@@ -168,6 +183,52 @@ def _isolated_cache():
     forget()
     yield
     forget()
+
+
+@pytest.fixture(autouse=True)
+def _no_dispatcher_pending(monkeypatch):
+    """Each test starts as a new process would: no dispatcher of its own queued yet (messaging.outbox.wake)."""
+    from messaging import outbox
+
+    monkeypatch.setattr(outbox, "_dispatch_runs_at", float("-inf"))
+
+
+@pytest.fixture(autouse=True)
+def _sms_outbox_empty(settings):
+    """Texts go to a module list, like mail.outbox (Django's tests send email to
+    locmem the same way): each test starts with it empty."""
+    from messaging import sms
+
+    sms.outbox.clear()
+    settings.RECECO_SMS_BACKEND = "locmem"
+
+
+@pytest.fixture
+def sent(django_capture_on_commit_callbacks):
+    """Run ``change`` and the tasks it queues (the immediate backend runs them at commit)."""
+
+    def run(change, *args, **kwargs):
+        with django_capture_on_commit_callbacks(execute=True):
+            return change(*args, **kwargs)
+
+    return run
+
+
+@pytest.fixture
+def local_receivers(settings):
+    """The webhook receivers of tests listen on 127.0.0.1 over http: both allowed."""
+    settings.RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = True
+    settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
+
+
+@pytest.fixture
+def receiver(local_receivers):
+    """A merchant's webhook receiver on localhost that answers at once (tests.receivers)."""
+    from tests.receivers import Receiver
+
+    running = Receiver()
+    yield running
+    running.close()
 
 
 @pytest.fixture

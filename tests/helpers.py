@@ -14,6 +14,14 @@ def bearer(issued) -> dict:
     return {"Authorization": f"Bearer {issued.key}"}
 
 
+def admitted_key(key: str):
+    """The stored key a call sending ``key`` is admitted with (merchants.admission.admit,
+    the one place a call is admitted). Raises Unauthorized as the call would be refused."""
+    from merchants.admission.admit import admit
+
+    return admit(f"Bearer {key}", "203.0.113.9").key
+
+
 def signed_token(issued, body: str = "rcpt_mwrjzn0u_4hisgg") -> str:
     """A token as the Receco agent makes it offline with the IssuedKey ``issued``: ``body``,
     then the key's lookup id and the MAC under its token secret (receipts.claims)."""

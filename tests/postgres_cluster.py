@@ -74,11 +74,13 @@ class Cluster:
         """Stop every process of the server (SIGSTOP): it accepts connections in the kernel
         and answers nothing, like a frozen machine."""
         for pid in self._processes():
-            os.kill(pid, signal.SIGSTOP)
+            with contextlib.suppress(ProcessLookupError):  # a backend that ended meanwhile
+                os.kill(pid, signal.SIGSTOP)
 
     def resume(self) -> None:
         for pid in self._processes():
-            os.kill(pid, signal.SIGCONT)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):

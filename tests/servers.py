@@ -43,18 +43,15 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        _stop(self.process)
 
     def raw(self, data: bytes, timeout: float = 10) -> bytes:
         """Send ``data`` as it is on a new connection; return all the server answers."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
             sock.sendall(data)
-            sock.shutdown(socket.SHUT_WR)
+            # A server that answered before reading it all (a 413) may have closed already.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := sock.recv(65536):
                 chunks.append(chunk)
@@ -63,20 +60,15 @@ class Gunicorn:
 
 def migrate(database_url: str) -> None:
     """Create the tables of a database the test server will use (its own SQLite file, say)."""
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
-        cwd=ROOT,
-        env=_environment(database_url, {}),
-        check=True,
-    )
+    manage(database_url, "migrate", "--no-input", "-v", "0")
 
 
-def manage(database_url: str, *args: str) -> subprocess.CompletedProcess:
+def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
     """Run a management command on ``database_url`` with the servers' settings; raise if it fails."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env=_environment(database_url, {}),
+        env=_environment(database_url, env),
         check=True,
         capture_output=True,
         text=True,
@@ -108,6 +100,36 @@ def start_gunicorn(
                 server.stop()
                 raise RuntimeError(f"gunicorn did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.1)
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen
+    log: Path
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        _stop(self.process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def start_worker(database_url: str, log: Path, **env: str) -> Worker:
+    """Run the task worker (``manage.py db_worker``) on ``database_url`` with the
+    production settings, as the service's worker container does."""
+    command = [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--no-reload", "--interval", "0.2"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=_environment(database_url, env), stdout=output, stderr=output)
+    return Worker(process, log)
 
 
 def _environment(database_url: str, extra: dict) -> dict:

@@ -13,11 +13,17 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-not-for-any-de
 os.environ.setdefault("RECECO_WEB_URL", "https://receipts.example.test")
 # Without REDIS_URL the suite counts in its own memory: it is one process.
 os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
+# Tasks run in the test's own process, right after its transaction commits, so that a
+# test sees what a change sent (tests of the worker choose the database backend).
+os.environ.setdefault("RECECO_TASKS_BACKEND", "immediate")
 # A signing key of this run's own (the servers the suite starts inherit it): keys are never
 # in the repository, not even a test one.
 os.environ.setdefault("RECECO_SIGNING_KEYS", json.dumps({"keys": [generate_jwk()]}))
 
 from receco.settings import *  # noqa: E402,F403
+
+# The immediate task backend outside debug mode, which start-up refuses anywhere else (messaging.apps).
+RECECO_IMMEDIATE_TASKS_FOR_TESTS = True
 
 # Hashing staff passwords properly is slow by design; tests need no such cost.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

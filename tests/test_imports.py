@@ -1,21 +1,69 @@
-"""No module of the project imports, however indirectly, a module that imports it back.
+"""Imports run one way (docs/architecture.md): down the layers, never up, and never round
+in a cycle.
 
 The graph is read from the source (ast), imports inside functions included: a lazy
-import that hides a cycle is still a cycle. Migrations and management commands are
-leaves nobody imports, and are left out.
+import that hides an upward dependency or a cycle is still one. Migrations are left out
+(they name apps by label, as the migration graph needs); management commands are checked
+as part of their app.
 """
 
 import ast
+import fnmatch
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "receipts", "merchants", "agentapi", "webhooks", "ledger"]),
+    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi"]),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
+
+# The service's layers, from the bottom. A module may import modules of its own layer
+# and of the layers below it, never one above. A module is in the first layer, from the
+# top, one of whose patterns names it or a package it is in.
+LAYERS = [
+    # Infrastructure: settings helpers, the database backend, compiled queries, Redis,
+    # the wire format of the API, what an operator watches. It knows no app.
+    ("infrastructure", ["receco.lib", "receco.ops", "receco.errors", "receco"]),
+    # Merchants, their keys and staff, and the admission of every request.
+    ("merchants", ["merchants"]),
+    # Receipts: validation, the one writer of receipt rows and its hooks, look-up, refunds.
+    ("receipts", ["receipts"]),
+    # The receipt log: signed entries of what the writer wrote, appended after the fact.
+    ("ledger", ["ledger"]),
+    # The one outbox: email, SMS and webhook deliveries, sent through their transports.
+    ("messaging", ["messaging"]),
+    # Endpoints and events: they read receipts and hand deliveries to the outbox.
+    ("webhooks", ["webhooks"]),
+    # What people and machines reach over HTTP, and the project's wiring. Django keeps an
+    # app's dashboard pages (admin) and customer pages (views) in the app whose models
+    # they show; they belong up here all the same, with what only they use.
+    (
+        "top",
+        [
+            "agentapi",
+            "receco.urls",
+            "receco.settings",
+            "receco.wsgi",
+            "receco.asgi",
+            "*.admin",
+            "receipts.views",
+            "receipts.urls",
+            "ledger.views",
+            "ledger.urls",
+            # the dashboard: its site, its sign-in pages, its home page's figures
+            "merchants.admin_config",
+            "merchants.sites",
+            "merchants.signin_views",
+            "receipts.today",
+            # the customer pages: their form and what this browser asked to be sent
+            "receipts.forms",
+            "receipts.sent_here",
+        ],
+    ),
+]
 
 
 def _modules(base: Path, packages: list[str]) -> dict[str, Path]:
@@ -23,29 +71,67 @@ def _modules(base: Path, packages: list[str]) -> dict[str, Path]:
     for package in packages:
         for path in (base / package).rglob("*.py"):
             parts = path.relative_to(base).with_suffix("").parts
-            if "migrations" in parts or "management" in parts:
+            if "migrations" in parts:
                 continue
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             found[name] = path
     return found
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules ``name`` imports (``from a import b`` counts a.b when it is a module)."""
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, int]:
+    """The project modules ``name`` imports, each with the line of its first import
+    (``from a import b`` counts a.b when it is a module)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    targets = set()
+    targets: dict[str, int] = {}
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets.add(base)
-            targets.update(f"{base}.{alias.name}" for alias in node.names)
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in names:
+            targets.setdefault(target, node.lineno)
     # A module's import of its own package's __init__ is how Python loads it, not an edge.
-    return {target for target in targets if target in modules and target != name and not name.startswith(target + ".")}
+    return {
+        target: line
+        for target, line in targets.items()
+        if target in modules and target != name and not name.startswith(target + ".")
+    }
+
+
+def _graph(part: str) -> dict[str, dict[str, int]]:
+    base, packages = PACKAGES[part]
+    modules = _modules(base, packages)
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of ``module``'s layer."""
+    for index in reversed(range(len(LAYERS))):
+        for pattern in LAYERS[index][1]:
+            prefix = module
+            while prefix:
+                if fnmatch.fnmatchcase(prefix, pattern):
+                    return index
+                prefix = prefix.rpartition(".")[0]
+    raise LookupError(f"{module} is in no layer: add it to LAYERS")
+
+
+def upward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Every import of a module in a higher layer, as ``module:line imports target (layer → layer)``."""
+    found = []
+    for name, targets in sorted(graph.items()):
+        here = layer_of(name)
+        for target, line in sorted(targets.items(), key=lambda item: item[1]):
+            there = layer_of(target)
+            if there > here:
+                found.append(f"{name}:{line} imports {target} ({LAYERS[here][0]} → {LAYERS[there][0]})")
+    return found
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -81,13 +167,28 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def test_every_import_runs_down_the_layers():
+    problems = upward_imports(_graph("service"))
+    assert not problems, "imports that run up the layers (tests/test_imports.py, LAYERS):\n" + "\n".join(problems)
+
+
 @pytest.mark.parametrize("part", PACKAGES)
 def test_there_is_no_import_cycle(part):
-    base, packages = PACKAGES[part]
-    modules = _modules(base, packages)
-    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    graph = {name: set(targets) for name, targets in _graph(part).items()}
     assert _cycles(graph) == []
 
 
 def test_the_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_check_finds_an_import_up_the_layers_inside_a_function():
+    graph = {"receipts.creation": {"webhooks.outbox": 40}, "webhooks.outbox": {"receipts.models": 3}}
+    assert upward_imports(graph) == ["receipts.creation:40 imports webhooks.outbox (receipts → webhooks)"]
+
+
+def test_the_dashboard_and_the_pages_are_the_top_layer():
+    top = len(LAYERS) - 1
+    assert [layer_of(name) for name in ("receipts.admin", "receipts.views", "merchants.sites")] == [top] * 3
+    assert layer_of("receipts.creation") == [name for name, _ in LAYERS].index("receipts")
+    assert layer_of("receco.lib.queries") == 0

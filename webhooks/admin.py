@@ -8,6 +8,9 @@ from datetime import timedelta
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import models
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Cast
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -16,10 +19,10 @@ from django.utils.html import format_html
 from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
+from messaging.outbox import resend
 from webhooks.addresses import validate_url
 from webhooks.endpoints import roll_secret, validate_event_types
-from webhooks.models import Attempt, Delivery, Endpoint, EventType
-from webhooks.outbox import resend
+from webhooks.models import Attempt, Delivery, Endpoint, Event, EventType
 from webhooks.signing import new_secret
 
 GRACE_CHOICES = [
@@ -190,7 +193,7 @@ class AttemptInline(_MerchantTimes, admin.TabularInline):
     readonly_fields = fields
 
     def zone_of(self, attempt):
-        return attempt.delivery.endpoint.merchant.time_zone
+        return attempt.delivery.merchant.time_zone
 
     extra = 0
     can_delete = False
@@ -218,29 +221,67 @@ class _EndpointFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() and self.value().isdigit():
-            return queryset.filter(endpoint_id=int(self.value()))
+            return queryset.to_endpoint(int(self.value()))
         return queryset
+
+
+class _EventTypeFilter(admin.SimpleListFilter):
+    title = "event type"
+    parameter_name = "type"
+
+    def lookups(self, request, model_admin):
+        return EventType.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in EventType.values:
+            return queryset.filter(payload_id__in=Event.objects.filter(type=self.value()).values("pk"))
+        return queryset
+
+
+def _of_event(column: str) -> Subquery:
+    return Subquery(Event.objects.filter(pk=OuterRef("payload_id")).values(column)[:1])
 
 
 @admin.register(Delivery)
 class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
-    merchant_path = "endpoint__merchant"
-    list_display = ["event_type", "event_id", "endpoint", "status", "attempts", "last_status_code"]
+    """The outbox's webhook deliveries (messaging.Delivery on the webhook channel): the
+    event and endpoint of each, named by id, read with the list in one query."""
+
+    list_display = ["event_type", "event_id", "endpoint_url", "status", "attempts", "last_status_code"]
     list_display += ["next_try", "created"]
-    list_filter = ["status", "event__type", _EndpointFilter]
-    list_select_related = ["event", "endpoint__merchant"]
-    search_fields = ["=event__public_id"]
-    fields = ["event_id", "event_type", "endpoint", "status", "attempts", "last_status_code", "next_try"]
+    list_filter = ["status", _EventTypeFilter, _EndpointFilter]
+    list_select_related = ["merchant"]
+    fields = ["event_id", "event_type", "endpoint_url", "status", "attempts", "last_status_code", "next_try"]
     fields += ["created", "body"]
     readonly_fields = fields
     inlines = [AttemptInline]
     actions = ["resend_deliveries"]
+    search_fields = ["=payload_id"]  # searched by the event's public id: get_search_results
+    search_help_text = "An event's id (evt_…)."
+
+    def get_queryset(self, request):
+        endpoint = Endpoint.objects.filter(pk=Cast(OuterRef("destination"), models.BigIntegerField()))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                event_public_id=_of_event("public_id"),
+                event_type_name=_of_event("type"),
+                endpoint_address=Subquery(endpoint.values("url")[:1]),
+            )
+        )
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        return queryset.filter(payload_id__in=Event.objects.filter(public_id=term).values("pk")), False
 
     def merchant_id_of(self, obj):
-        return obj.endpoint.merchant_id
+        return obj.merchant_id
 
     def zone_of(self, delivery):
-        return delivery.endpoint.merchant.time_zone
+        return delivery.merchant.time_zone
 
     def has_add_permission(self, request):
         return False  # made by events only
@@ -248,17 +289,22 @@ class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
     def has_change_permission(self, request, obj=None):
         return False  # a record; resending makes a new one
 
-    @admin.display(description="event", ordering="event__public_id")
+    @admin.display(description="event", ordering="event_public_id")
     def event_id(self, delivery):
-        return delivery.event.public_id
+        return delivery.event_public_id or "—"
 
-    @admin.display(description="type", ordering="event__type")
+    @admin.display(description="type", ordering="event_type_name")
     def event_type(self, delivery):
-        return delivery.event.type
+        return delivery.event_type_name or "—"
+
+    @admin.display(description="endpoint", ordering="endpoint_address")
+    def endpoint_url(self, delivery):
+        return delivery.endpoint_address or "(deleted)"
 
     @admin.display(description="body as sent")
     def body(self, delivery):
-        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", delivery.event.body)
+        event = delivery.event
+        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", event.body if event else "")
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -270,8 +316,8 @@ class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
     def resend_deliveries(self, request, queryset):
         owned = merchant_ids(request, owner=True)
         count = 0
-        for delivery in queryset.select_related("endpoint"):
-            if not allowed(owned, delivery.endpoint.merchant_id):
+        for delivery in queryset:
+            if not allowed(owned, delivery.merchant_id):
                 raise PermissionDenied
             resend(delivery)
             count += 1
@@ -280,19 +326,19 @@ class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
 
 @admin.register(Attempt)
 class AttemptAdmin(_MerchantTimes, MerchantScopedAdmin):
-    merchant_path = "delivery__endpoint__merchant"
+    merchant_path = "delivery__merchant"
     list_display = ["created", "delivery_link", "succeeded", "status_code", "duration_ms", "next_try"]
     list_display += ["error"]
     list_filter = ["succeeded"]
-    list_select_related = ["delivery__event", "delivery__endpoint__merchant"]
+    list_select_related = ["delivery__merchant"]
     fields = ["delivery_link", "created", "succeeded", "status_code", "duration_ms", "error", "next_try"]
     readonly_fields = fields
 
     def merchant_id_of(self, obj):
-        return obj.delivery.endpoint.merchant_id
+        return obj.delivery.merchant_id
 
     def zone_of(self, attempt):
-        return attempt.delivery.endpoint.merchant.time_zone
+        return attempt.delivery.merchant.time_zone
 
     def has_add_permission(self, request):
         return False

@@ -8,10 +8,17 @@ class WebhooksConfig(AppConfig):
     def ready(self):
         from auditlog.registry import auditlog
 
-        from webhooks import listeners  # noqa: F401 (connects the signals that keep the memory current)
+        from messaging import transports
+        from receipts import hooks
+        from webhooks import events, listeners
         from webhooks.models import Endpoint
+        from webhooks.transport import WebhookTransport
 
-        # In the audit trail (merchants.audit): what changed, and of the secret only that it did.
+        listeners.connect_signals()
+        events.connect_signals()
+        hooks.register(events.RecordEvent())
+        transports.register(WebhookTransport())
+        # Endpoints in the audit trail (merchants.audit): a secret is never written, only that it changed.
         auditlog.register(
             Endpoint,
             include_fields=["url", "description", "event_types", "enabled", "secret"],

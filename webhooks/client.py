@@ -3,10 +3,14 @@
 It connects to an address checked by webhooks.addresses (resolved once, checked, then
 connected to: no second resolution that DNS rebinding could change), never follows a
 redirect (a 3xx is an answer like any other, and not a success), sends no cookies and no
-credentials, and gives up after ``timeout`` seconds in all.
+credentials, and gives up ``timeout`` seconds after it began, whatever the receiver does:
+every step (connecting, the TLS handshake, sending, each read of the answer) may wait
+only for what is left of that time, so a receiver that trickles its answer a byte at a
+time is cut off at the deadline like one that never answers.
 """
 
 import http.client
+import io
 import socket
 import ssl
 import time
@@ -34,7 +38,8 @@ class SendError(Exception):
 
 
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answer:
-    """POST ``body`` to ``url``; return the answer's status, whatever it is. Raises SendError."""
+    """POST ``body`` to ``url``; return the answer's status, whatever it is. Raises
+    SendError, at the latest ``timeout`` seconds after the call."""
     started = time.monotonic()
     deadline = started + timeout
     parts = urlsplit(url)
@@ -47,8 +52,11 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answ
             sock.settimeout(_left(deadline))
             sock.connect((address, port))
             if parts.scheme == "https":
+                # The handshake as a whole waits at most the socket's timeout (CPython's ssl
+                # keeps one deadline for it), which is what is left.
+                sock.settimeout(_left(deadline))
                 sock = ssl.create_default_context().wrap_socket(sock, server_hostname=parts.hostname)
-            connection = _Connection(parts.hostname, port, sock)
+            connection = _Connection(parts.hostname, port, _DeadlineSocket(sock, deadline))
             connection.default_port = 443 if parts.scheme == "https" else 80  # Host: without a default port
             connection.putrequest("POST", path, skip_accept_encoding=True)
             for name, value in {
@@ -59,7 +67,6 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answ
             }.items():
                 connection.putheader(name, value)
             connection.endheaders(body)
-            sock.settimeout(_left(deadline))
             response = connection.getresponse()
             response.read(_MAX_ANSWER_BYTES)
             status = response.status
@@ -70,16 +77,55 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answ
     except TimeoutError:
         raise SendError(f"no answer within {timeout:g} s", _elapsed(started)) from None
     except (OSError, http.client.HTTPException) as exc:
+        if time.monotonic() >= deadline:  # cut off mid-answer: the deadline, whatever broke
+            raise SendError(f"no answer within {timeout:g} s", _elapsed(started)) from None
         raise SendError(f"{type(exc).__name__}: {exc}"[:300], _elapsed(started)) from None
-    if time.monotonic() > deadline:
-        raise SendError(f"no answer within {timeout:g} s", _elapsed(started))
     return Answer(status, _elapsed(started))
+
+
+class _DeadlineSocket:
+    """The parts of a socket http.client uses, each call waiting only for what is left
+    before the deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self._sock, self._deadline = sock, deadline
+
+    def _arm(self) -> None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        self._sock.settimeout(left)
+
+    def sendall(self, data) -> None:
+        self._arm()
+        self._sock.sendall(data)
+
+    def recv_into(self, buffer, nbytes: int = 0) -> int:
+        self._arm()
+        return self._sock.recv_into(buffer, nbytes)
+
+    def makefile(self, mode: str = "rb", *args, **kwargs) -> io.BufferedReader:
+        return io.BufferedReader(_Reader(self))
+
+    def close(self) -> None:
+        pass  # http.client closes it before the answer's body is read: post() closes the socket
+
+
+class _Reader(io.RawIOBase):
+    def __init__(self, sock: _DeadlineSocket):
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self._sock.recv_into(buffer, len(buffer))
 
 
 class _Connection(http.client.HTTPConnection):
     """http.client over a socket already connected (and wrapped in TLS) to a checked address."""
 
-    def __init__(self, host: str, port: int, sock: socket.socket):
+    def __init__(self, host: str, port: int, sock: _DeadlineSocket):
         super().__init__(host, port)
         self.sock = sock
 

@@ -53,5 +53,7 @@ def changed(**kwargs) -> None:
     memory.changed()
 
 
-post_save.connect(changed, sender=Endpoint, dispatch_uid="webhooks-endpoint-save")
-post_delete.connect(changed, sender=Endpoint, dispatch_uid="webhooks-endpoint-delete")
+def connect_signals() -> None:
+    """Make every process ask again whenever an endpoint is saved or deleted (WebhooksConfig.ready)."""
+    post_save.connect(changed, sender=Endpoint, dispatch_uid="webhooks-endpoint-save")
+    post_delete.connect(changed, sender=Endpoint, dispatch_uid="webhooks-endpoint-delete")

@@ -1,17 +1,24 @@
 """Webhook endpoints, the events recorded for them, and each delivery and attempt.
 
-An Event is written in the same transaction as the change it reports, with one Delivery
-per endpoint that wants it (the outbox: webhooks.outbox); the task runner sends the
-deliveries (webhooks.sending) and records every try as an Attempt.
+An Event is written with the change it reports, in its transaction or statement, with a
+delivery to each endpoint that wants it in the one outbox (webhooks.events,
+messaging.outbox); the outbox sends them through the webhook transport
+(webhooks.transport), which records every try as an Attempt.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 from django.db import models
 from django.utils import timezone
 
 from merchants.models import Merchant
+from messaging.models import Delivery as OutboxDelivery
 from receipts.models import Receipt
+
+# The outbox's channel of webhook deliveries (messaging.transports).
+WEBHOOK = "webhook"
 
 
 class EventType(models.TextChoices):
@@ -62,16 +69,16 @@ class Endpoint(models.Model):
         return secrets
 
 
-# The outbox's references (an event's merchant and receipt, a delivery's event and
-# endpoint) have no constraint in the database (db_constraint=False), only in Django, which
-# still cascades (or sets null) when one is deleted. They are made by one statement that
-# writes the sale, its event and its deliveries together (webhooks.outbox), so they point
-# at real rows by construction; a constraint would only check them again on every sale,
-# and on PostgreSQL two of the checks share-lock the merchant's and the endpoint's rows,
-# which every concurrent sale of that merchant locks too. With them (and two indexes
-# since dropped) a sale with an endpoint ran at 0.77 of the rate of one without
-# (bench/run.py), without them at 0.91. A delivery whose endpoint was deleted in the
-# middle of its sale is dropped by the sender (webhooks.sending).
+# An event's references (its merchant and receipt) have no constraint in the database
+# (db_constraint=False), only in Django, which still cascades (or sets null) when one is
+# deleted; a delivery names its endpoint and event by id (WebhookDelivery). They are made
+# by one statement that writes the sale, its event and its deliveries together
+# (webhooks.events), so they point at real rows by construction; a constraint would only
+# check them again on every sale, and on PostgreSQL the checks share-lock the merchant's
+# and the endpoint's rows, which every concurrent sale of that merchant locks too. With
+# them (and two indexes since dropped) a sale with an endpoint ran at 0.77 of the rate of
+# one without (bench/run.py), without them at 0.91. A delivery whose endpoint was deleted
+# in the middle of its sale is dropped by the transport (webhooks.transport).
 
 
 class Event(models.Model):
@@ -100,52 +107,46 @@ class Event(models.Model):
 
 
 class DeliveryQuerySet(models.QuerySet):
-    def due(self, now, stale_before) -> DeliveryQuerySet:
-        """Deliveries a sweep should (re)queue: retries whose time has come, and pending or
-        sending ones untouched since ``stale_before`` (their task was lost or its worker died)."""
-        return self.filter(
-            models.Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
-            | models.Q(status__in=[Delivery.Status.PENDING, Delivery.Status.SENDING], updated_at__lt=stale_before)
-        )
+    def to_endpoint(self, endpoint: Endpoint | int) -> DeliveryQuerySet:
+        return self.filter(destination=str(getattr(endpoint, "pk", endpoint)))
+
+    def of_event(self, event: Event | int) -> DeliveryQuerySet:
+        return self.filter(payload_id=getattr(event, "pk", event))
 
 
-class Delivery(models.Model):
-    """One event to one endpoint, tried until it succeeds or its time is up."""
+class DeliveryManager(models.Manager.from_queryset(DeliveryQuerySet)):
+    def get_queryset(self) -> DeliveryQuerySet:
+        return super().get_queryset().filter(channel=WEBHOOK)
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENDING = "sending", "Sending"
-        RETRYING = "retrying", "Failed, will retry"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries", db_constraint=False)
-    # No index of its own: webhook_delivery_endpoint (Meta) begins with it.
-    endpoint = models.ForeignKey(
-        Endpoint, on_delete=models.CASCADE, related_name="deliveries", db_constraint=False, db_index=False
-    )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    last_status_code = models.PositiveSmallIntegerField("last answer", null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+class Delivery(OutboxDelivery):
+    """One event to one endpoint, tried until it succeeds or its time is up: a delivery of
+    the one outbox (messaging.Delivery) on the webhook channel, its destination the
+    endpoint's id and its payload the event's."""
 
-    objects = DeliveryQuerySet.as_manager()
+    objects = DeliveryManager()
 
     class Meta:
+        proxy = True
         ordering = ["-created_at"]
         verbose_name = "webhook delivery"
         verbose_name_plural = "webhook deliveries"
-        indexes = [
-            # The sweep (DeliveryQuerySet.due) over unfinished deliveries.
-            models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_status_next"),
-            # An endpoint's deliveries in the admin.
-            models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_endpoint"),
-        ]
 
     def __str__(self) -> str:
-        return f"{self.event.type} to {self.endpoint.url}"
+        event, endpoint = self.event, self.endpoint
+        return f"{event.type if event else 'event'} to {endpoint.url if endpoint else 'a deleted endpoint'}"
+
+    @property
+    def endpoint_id(self) -> int:
+        return int(self.destination)
+
+    @cached_property
+    def endpoint(self) -> Endpoint | None:
+        return Endpoint.objects.select_related("merchant").filter(pk=self.endpoint_id).first()
+
+    @cached_property
+    def event(self) -> Event | None:
+        return Event.objects.filter(pk=self.payload_id).first()
 
 
 class Attempt(models.Model):

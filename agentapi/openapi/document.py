@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document of the procedures, built from the registry (agentapi.registry:
+"""The OpenAPI 3.1 document of the procedures, built from the registry (receco.lib.trpc:
 names and methods), the input serializers (agentapi.openapi.inputs) and the answers'
 schemas (agentapi.openapi.outputs), once per process.
 
@@ -14,14 +14,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from agentapi import procedures  # noqa: F401  (registers the procedures)
-from agentapi.envelopes import JSONRPC_ERROR_CODE
-from agentapi.errors import HTTP_STATUS
 from agentapi.openapi.fields import serializer_schema
 from agentapi.openapi.inputs import INPUTS, NOTES
 from agentapi.openapi.outputs import OUTPUTS, SCHEMAS
-from agentapi.paths import API_PREFIX
-from agentapi.registry import PROCEDURES, Procedure
 from merchants.admission import limits
+from receco.lib.trpc import API_PREFIX, HTTP_STATUS, JSONRPC_ERROR_CODE, PROCEDURES, Procedure
 
 TITLE = "Receco API"
 VERSION = "1.0.0"

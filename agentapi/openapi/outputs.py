@@ -6,21 +6,10 @@ not here fails the tests that check real answers against these schemas
 (tests/agentapi/test_openapi_answers.py).
 """
 
-from receipts.delivery_limits import DUPLICATE, LIMITED, QUEUED
+from messaging.limits import DUPLICATE, LIMITED, QUEUED
+from receipts.fields import AMOUNT, DATE_TIME, RECEIPT_FIELDS, closed
 
 Schema = dict
-
-DATE_TIME = {"type": "string", "format": "date-time", "description": "ISO 8601 UTC with milliseconds"}
-AMOUNT = {"type": "integer", "minimum": 0, "description": "Minor units (kobo, cents)"}
-TEXT_OR_NULL = {"type": ["string", "null"]}
-AMOUNT_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
-
-
-def closed(properties: dict, optional: tuple[str, ...] = (), **extra) -> Schema:
-    """An object with exactly these properties, all required but ``optional``."""
-    required = [name for name in properties if name not in optional]
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False, **extra}
-
 
 DELIVERY = closed(
     {
@@ -37,63 +26,9 @@ DELIVERY = closed(
 )
 DELIVERIES = {"type": "array", "items": {"$ref": "#/components/schemas/Delivery"}}
 
-ITEM = closed(
-    {
-        "name": {"type": "string"},
-        "quantity": {"type": "integer", "minimum": 1},
-        "unit_price": AMOUNT,
-        "total_price": AMOUNT,
-        "sku": {"type": "string"},
-    },
-    optional=("sku",),
-)
-TAX_LINE = closed(
-    {
-        "name": {"type": "string"},
-        "rate": {"type": "number", "description": "A percentage: 7.5"},
-        "taxable_amount": AMOUNT,
-        "tax_amount": AMOUNT,
-        "inclusive": {"type": "boolean"},
-    }
-)
-PAYMENT_DETAILS = closed({"card_brand": TEXT_OR_NULL, "card_last4": TEXT_OR_NULL, "authorization_code": TEXT_OR_NULL})
-REFUND_ENTRY = closed(
-    {"token": {"type": "string"}, "short_code": {"type": "string"}, "amount": AMOUNT, "created_at": DATE_TIME}
-)
-
+# The receipt's fields are declared once, with getReceipt's answer (receipts.fields).
 RECEIPT = closed(
-    {
-        "id": {"type": "integer"},
-        "token": {"type": "string"},
-        "short_code": {"type": "string", "pattern": "^[A-Z0-9]{6}$"},
-        "merchant_id": {"type": "integer"},
-        "merchant_name": {"type": "string"},
-        "merchant_logo": TEXT_OR_NULL,
-        "accent_color": {"type": "string", "pattern": "^#[0-9a-f]{6}$"},
-        "total_amount": AMOUNT,
-        "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "transaction_date": DATE_TIME,
-        "items": {"type": "array", "items": ITEM},
-        "category": TEXT_OR_NULL,
-        "payment_method": TEXT_OR_NULL,
-        "location": TEXT_OR_NULL,
-        "status": {
-            "type": "string",
-            "description": "The POS's (completed unless it sent another), then partially_refunded, refunded or voided",
-        },
-        "customer_email": {**TEXT_OR_NULL, "description": "Masked unless the caller holds the merchant's key"},
-        "customer_phone": {**TEXT_OR_NULL, "description": "E.164; masked unless the caller holds the merchant's key"},
-        "created_at": DATE_TIME,
-        "updated_at": DATE_TIME,
-        "subtotal_amount": AMOUNT_OR_NULL,
-        "discount_amount": AMOUNT_OR_NULL,
-        "tip_amount": AMOUNT_OR_NULL,
-        "tax_lines": {"type": "array", "items": TAX_LINE},
-        "payment_details": {"oneOf": [PAYMENT_DETAILS, {"type": "null"}]},
-        "receipt_type": {"enum": ["sale", "refund"]},
-        "refund_of": {**TEXT_OR_NULL, "description": "A refund's sale, by token"},
-        "refunds": {"type": "array", "items": REFUND_ENTRY},
-    },
+    {field.name: field.schema for field in RECEIPT_FIELDS},
     description="The receipt, its first 19 fields those every client knows.",
 )
 # The Open Receipt Format 0.1 document getReceipt answers with "format": "orf" (its own

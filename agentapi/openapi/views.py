@@ -7,7 +7,7 @@ from django.views.decorators.http import require_safe
 
 from agentapi.openapi.document import TITLE, document, document_json
 from agentapi.openapi.reference import failures, introduction, operations
-from agentapi.paths import API_PREFIX
+from receco.lib.trpc import API_PREFIX
 from receipts.csp import csp
 
 # The document changes only with a deployment.

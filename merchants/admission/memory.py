@@ -82,6 +82,8 @@ def forget() -> None:
     merchants.forget()
 
 
-for _model in (ApiKey, Merchant):
-    post_save.connect(changed, sender=_model, dispatch_uid=f"admission-{_model.__name__}-save")
-    post_delete.connect(changed, sender=_model, dispatch_uid=f"admission-{_model.__name__}-delete")
+def connect_signals() -> None:
+    """Replace the version whenever a key or a merchant is saved or deleted (MerchantsConfig.ready)."""
+    for model in (ApiKey, Merchant):
+        post_save.connect(changed, sender=model, dispatch_uid=f"admission-{model.__name__}-save")
+        post_delete.connect(changed, sender=model, dispatch_uid=f"admission-{model.__name__}-delete")

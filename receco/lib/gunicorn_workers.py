@@ -15,7 +15,7 @@ the connection before the client has read the answer.
 gunicorn answers some requests before Django sees them: a request line or a header over
 its limits, a malformed Content-Length or chunk, a bad HTTP version. Its page for them
 is HTML, which no API client can read. These workers answer the same statuses with the
-envelope of every other failure (agentapi.envelopes); the request's path is not known
+envelope of every other failure (receco.lib.trpc); the request's path is not known
 yet, so every such answer is the envelope, and it carries no ``path``.
 
 Use them with ``worker_class = "receco.lib.gunicorn_workers.BufferingWorker"``
@@ -35,10 +35,9 @@ from gunicorn import http, util
 from gunicorn.http import errors
 from gunicorn.workers import gthread, sync
 
-from agentapi.envelopes import failure
-from agentapi.errors import ProcedureError
 from receco.lib.env import envint
 from receco.lib.requestframing import HEAD_TOO_LARGE, MORE, Incoming
+from receco.lib.trpc import ProcedureError, failure
 
 
 class RequestTimeout(Exception):

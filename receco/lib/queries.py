@@ -123,7 +123,11 @@ class CompiledInsert:
         """Return the new saved instance. Raises IntegrityError and the like as save() does."""
         if not self.plain:
             return self.model._default_manager.db_manager(self.db).create(**values)
-        obj, params = self.prepare(**values)
+        return self.execute(*self.prepare(**values))
+
+    def execute(self, obj, params):
+        """Run the INSERT ``prepare`` made for ``obj``; return ``obj`` saved. Raises
+        IntegrityError and the like as save() does."""
         with transaction.mark_for_rollback_on_error(self.db), connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
             row = cursor.fetchone()

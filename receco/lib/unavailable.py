@@ -1,6 +1,6 @@
 """Pages whose database does not answer say "back in a moment" (503 with Retry-After)
 instead of failing with a 500: a stalled or restarting database is an outage to wait
-out, not an error in the page. The API answers its own envelope (agentapi.views)."""
+out, not an error in the page. The API answers its own envelope (receco.lib.trpc)."""
 
 import logging
 
@@ -8,7 +8,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from agentapi.errors import DATABASE_RETRY_AFTER
+from receco.lib.trpc import DATABASE_RETRY_AFTER
 
 logger = logging.getLogger(__name__)
 

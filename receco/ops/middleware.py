@@ -13,7 +13,7 @@ import time
 
 from django.http import HttpRequest, HttpResponse
 
-from agentapi.registry import PROCEDURES
+from receco.lib.trpc import procedure_label
 from receco.ops import metrics, requestid, views
 
 ENDPOINTS = {"/healthz": views.healthz, "/readyz": views.readyz, "/metrics": views.metrics_view}
@@ -51,11 +51,8 @@ def procedure_of(request: HttpRequest) -> str:
     """The label a request is counted under: the procedure called ("batch" for several,
     "unknown" for a name not registered), else the name of the page's view ("other" for
     what no view answered, static files included)."""
-    path = request.path_info
-    if path.startswith("/api/"):
-        name = path.rstrip("/").rpartition("/")[2]
-        if "," in name:
-            return "batch"
-        return name if name in PROCEDURES else "unknown"
+    label = procedure_label(request.path_info)
+    if label is not None:
+        return label
     match = request.resolver_match
     return match.view_name if match is not None else "other"

@@ -7,11 +7,10 @@ import pytest
 from django.test import Client
 from jsonschema import Draft202012Validator, FormatChecker
 
-from agentapi.envelopes import failure
-from agentapi.errors import ProcedureError
 from agentapi.openapi.document import document
 from merchants.keys import issue_key
 from merchants.models import Merchant
+from receco.lib.trpc import ProcedureError, failure
 from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db

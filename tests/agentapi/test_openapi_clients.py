@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from agentapi.registry import PROCEDURES
 from merchants.keys import issue_key
 from merchants.models import Merchant
+from receco.lib.trpc import PROCEDURES
 
 CLIENT_DIR = Path(__file__).resolve().parents[1] / "clients" / "openapi"
 BIN = Path(sys.executable).parent

@@ -11,11 +11,10 @@ from gunicorn.http import errors as gunicorn_errors
 from openapi_spec_validator import validate
 from rest_framework import fields, serializers
 
-from agentapi.errors import HTTP_STATUS
 from agentapi.openapi.document import build, document, input_of
 from agentapi.openapi.inputs import INPUTS
-from agentapi.registry import PROCEDURES, Procedure
 from receco.lib.gunicorn_workers import refusal
+from receco.lib.trpc import HTTP_STATUS, PROCEDURES, Procedure
 
 
 def test_it_is_a_valid_openapi_3_1_document():

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from agentapi.registry import PROCEDURES
+from receco.lib.trpc import PROCEDURES
 
 pytestmark = pytest.mark.django_db
 

@@ -216,7 +216,8 @@ def test_it_names_the_invalid_field(api, stored, live_key, body, message):
 
 def test_the_customer_of_the_sale_gets_the_refund_receipt(api, receipt_factory, live_key, mailoutbox,
                                                           django_capture_on_commit_callbacks):  # fmt: skip
-    sale = receipt_factory(customer_email="ada@example.com")
+    with django_capture_on_commit_callbacks(execute=True):
+        sale = receipt_factory(customer_email="ada@example.com")
     mailoutbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
         status, body = _refund(api, live_key, token=sale.token, amount=5000)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agentapi.registry import PROCEDURES, Procedure
+from receco.lib.trpc import PROCEDURES, Procedure
 from tests.helpers import error_envelope
 
 pytestmark = pytest.mark.django_db

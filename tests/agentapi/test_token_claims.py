@@ -187,9 +187,9 @@ def test_the_same_sale_sent_first_without_then_with_the_key_is_one_receipt(api, 
 
 def test_setting_aside_is_logged_without_personal_data(api, merchant, live_key, genuine, forgery, caplog):
     api.post(PATH, {**forgery, "customer_email": "victim@example.com"})
-    with caplog.at_level(logging.WARNING, logger="receipts.creation"):
+    with caplog.at_level(logging.WARNING, logger="receipts.writer"):
         api.post(PATH, genuine, **bearer(live_key))
-    (record,) = [r for r in caplog.records if r.name == "receipts.creation"]
+    (record,) = [r for r in caplog.records if r.name == "receipts.writer"]
     assert "set aside" in record.getMessage()
     assert "victim" not in record.getMessage()
     assert genuine["token"] not in record.getMessage()

@@ -71,7 +71,7 @@ def _sign_in(page, url, user):
 
 
 def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_factory, settings):
-    from receipts.deliveries import attach_contact
+    from receipts.writer import update_contact as attach_contact
     from webhooks.endpoints import create_endpoint
     from webhooks.models import Delivery
 
@@ -119,13 +119,13 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/merchants/merchantmembership/{membership.pk}/change/", "dashboard-team-member")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
-    audit.visit(f"{url}/admin/receipts/delivery/", "dashboard-deliveries")
+    audit.visit(f"{url}/admin/messaging/delivery/", "dashboard-deliveries")
     audit.visit(f"{url}/admin/webhooks/endpoint/", "dashboard-webhooks")
     audit.visit(f"{url}/admin/webhooks/endpoint/add/", "dashboard-webhook-add")
     audit.visit(f"{url}/admin/webhooks/endpoint/{endpoint.pk}/change/", "dashboard-webhook")
     audit.visit(f"{url}/admin/webhooks/endpoint/{endpoint.pk}/roll/", "dashboard-webhook-roll")
     audit.visit(f"{url}/admin/webhooks/delivery/", "dashboard-webhook-deliveries")
-    delivery = Delivery.objects.filter(endpoint=endpoint).earliest("pk")
+    delivery = Delivery.objects.to_endpoint(endpoint).earliest("pk")
     audit.visit(f"{url}/admin/webhooks/delivery/{delivery.pk}/change/", "dashboard-webhook-delivery")
     audit.visit(f"{url}/admin/webhooks/attempt/", "dashboard-webhook-attempts")
     audit.assert_clean()

@@ -78,7 +78,7 @@ def test_an_erased_contact_breaks_nothing(logged):
 
 def test_a_deleted_receipt_is_caught(logged):
     with connection.cursor() as cursor:  # behind the service's back, past its protections
-        cursor.execute("DELETE FROM receipts_delivery WHERE receipt_id = %s", [logged[4].id])
+        cursor.execute("DELETE FROM messaging_delivery WHERE receipt_id = %s", [logged[4].id])
         cursor.execute("DELETE FROM receipts_receipt WHERE id = %s", [logged[4].id])
     assert _problems() == [f"entry 4: receipt {logged[4].id} is missing from the database (deleted)"]
 

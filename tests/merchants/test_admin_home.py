@@ -56,12 +56,14 @@ def test_sign_in_has_its_heading(client, db):
 def test_failed_deliveries_link_to_the_list_of_them(client, owner, merchant, receipt_factory):
     from django.utils import timezone
 
-    from receipts.models import Delivery
+    from messaging.models import Delivery
 
     receipt = receipt_factory(transaction_date=timezone.now().isoformat())
-    Delivery.objects.create(receipt=receipt, channel="email", destination="a@example.com", status="failed")
+    Delivery.objects.create(
+        merchant=receipt.merchant, receipt=receipt, channel="email", destination="a@example.com", status="failed"
+    )
     client.force_login(owner)
     html = client.get("/admin/").content.decode()
-    link = f'<a href="/admin/receipts/delivery/?status__exact=failed&amp;merchant={merchant.pk}">1</a>'
+    link = f'<a href="/admin/messaging/delivery/?status__exact=failed&amp;merchant={merchant.pk}">1</a>'
     assert link in html
-    assert client.get(f"/admin/receipts/delivery/?status__exact=failed&merchant={merchant.pk}").status_code == 200
+    assert client.get(f"/admin/messaging/delivery/?status__exact=failed&merchant={merchant.pk}").status_code == 200

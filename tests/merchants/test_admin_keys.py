@@ -8,8 +8,9 @@ from django.contrib.admin.models import LogEntry
 from django.test import Client
 from django.utils import timezone
 
-from merchants.keys import authenticate, issue_key
+from merchants.keys import issue_key
 from merchants.models import ApiKey
+from tests.helpers import admitted_key
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +114,7 @@ class TestCreation:
         key = _shown_key(response)
         api_key = ApiKey.objects.get()
         assert (api_key.merchant, api_key.type, api_key.name) == (merchant, "live", "Till 2")
-        assert authenticate(f"Bearer {key}") == api_key
+        assert admitted_key(key) == api_key
         # The key's own page shows its prefix, never the key.
         page = client.get(_change(api_key)).content.decode()
         assert api_key.prefix in page
@@ -195,9 +196,9 @@ class TestRotation:
         assert response.status_code == 200
         new_key = _shown_key(response)
         old = ApiKey.objects.get(pk=live_key.api_key.pk)
-        assert authenticate(f"Bearer {new_key}") == old.rotated_to
+        assert admitted_key(new_key) == old.rotated_to
         assert before + timedelta(hours=24) <= old.expires_at <= timezone.now() + timedelta(hours=24)
-        assert authenticate(f"Bearer {live_key.key}") == old  # still inside the grace period
+        assert admitted_key(live_key.key) == old  # still inside the grace period
         assert b"keeps working until" in response.content
 
     def test_a_member_cannot_rotate(self, client, member, live_key):

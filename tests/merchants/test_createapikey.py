@@ -1,8 +1,9 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from merchants.keys import authenticate, key_digest
+from merchants.keys import key_digest
 from merchants.models import ApiKey, Merchant
+from tests.helpers import admitted_key
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +20,7 @@ def test_it_prints_the_key_alone_on_the_last_line(merchant, capsys):
     assert (api_key.merchant, api_key.type, api_key.name) == (merchant, "live", "Till 3")
     assert f"Created live key {api_key.prefix} for mama-put" in err
     assert "cannot be shown again" in err
-    assert authenticate(f"Bearer {key}") == api_key
+    assert admitted_key(key) == api_key
 
 
 def test_it_makes_test_keys(merchant, capsys):
@@ -44,7 +45,7 @@ def test_it_makes_a_test_merchant_as_its_first_sale_would(capsys):
     key = capsys.readouterr().out.strip()
     merchant = Merchant.objects.get(string_id="test-newshop")
     assert (merchant.name, merchant.is_test, merchant.require_api_key) == ("test-newshop", True, False)
-    assert authenticate(f"Bearer {key}").merchant == merchant
+    assert admitted_key(key).merchant == merchant
 
 
 def test_a_key_for_a_test_merchant_that_exists_adds_no_merchant(capsys):

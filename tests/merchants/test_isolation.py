@@ -16,8 +16,8 @@ def theirs(other_merchant, other_live_key, sale, settings, client, outsider, dja
     """Merchant B with a row of every kind: a key, a receipt with a delivery, a webhook
     endpoint with a failed delivery and its attempt, and audit trail entries."""
     from receipts.creation import create_receipt
-    from receipts.deliveries import attach_contact
     from receipts.validation import validate_sale
+    from receipts.writer import update_contact as attach_contact
     from webhooks.endpoints import create_endpoint
 
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True

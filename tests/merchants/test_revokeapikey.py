@@ -1,8 +1,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from merchants.keys import authenticate
 from receco.errors import Unauthorized
+from tests.helpers import admitted_key
 
 pytestmark = pytest.mark.django_db
 
@@ -11,7 +11,7 @@ def test_it_revokes_by_full_key(live_key, capsys):
     call_command("revokeapikey", live_key.key)
     assert capsys.readouterr().out == f"Revoked {live_key.api_key.prefix} of mama-put\n"
     with pytest.raises(Unauthorized, match="API key has been revoked"):
-        authenticate(f"Bearer {live_key.key}")
+        admitted_key(live_key.key)
 
 
 def test_it_revokes_by_prefix(live_key, capsys):

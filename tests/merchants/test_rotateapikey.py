@@ -4,8 +4,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from merchants.keys import authenticate
 from merchants.models import ApiKey
+from tests.helpers import admitted_key
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +17,7 @@ def test_it_prints_the_new_key_on_the_last_line(live_key, capsys):
     assert new_key.startswith("poslive_")
     assert new_key != live_key.key
     old = ApiKey.objects.get(pk=live_key.api_key.pk)
-    assert authenticate(f"Bearer {new_key}") == old.rotated_to
+    assert admitted_key(new_key) == old.rotated_to
     assert f"Rotated {old.prefix} of mama-put: it stops working at" in err
 
 
@@ -26,7 +26,7 @@ def test_the_old_key_has_24_hours_by_default(live_key, capsys):
     call_command("rotateapikey", live_key.api_key.prefix)
     old = ApiKey.objects.get(pk=live_key.api_key.pk)
     assert before + timedelta(hours=24) <= old.expires_at <= timezone.now() + timedelta(hours=24)
-    assert authenticate(f"Bearer {live_key.key}") == old
+    assert admitted_key(live_key.key) == old
 
 
 @pytest.mark.parametrize(("grace", "expected"), [("30m", timedelta(minutes=30)), ("2d", timedelta(days=2))])
@@ -42,7 +42,7 @@ def test_no_grace_stops_the_old_key_now(live_key, capsys):
     from receco.errors import Unauthorized
 
     with pytest.raises(Unauthorized, match="API key has expired"):
-        authenticate(f"Bearer {live_key.key}")
+        admitted_key(live_key.key)
 
 
 def test_it_refuses_a_bad_grace(live_key):

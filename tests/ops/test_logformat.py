@@ -11,7 +11,7 @@ from receco.ops.logformat import JsonFormatter, logging_config
 
 
 def _record(message="delivery %s queued", args=(7,), **extra) -> logging.LogRecord:
-    record = logging.LogRecord("receipts.deliveries", logging.INFO, __file__, 1, message, args, None)
+    record = logging.LogRecord("messaging.customers", logging.INFO, __file__, 1, message, args, None)
     record.__dict__.update(extra)
     requestid.RequestIdFilter().filter(record)
     return record
@@ -23,7 +23,7 @@ def test_a_json_line_holds_the_fields_it_names():
     entry = json.loads(line)
     assert set(entry) == {"time", "level", "logger", "request_id", "message"}
     assert entry["level"] == "INFO"
-    assert entry["logger"] == "receipts.deliveries"
+    assert entry["logger"] == "messaging.customers"
     assert entry["request_id"] == "till-7-sale-42"
     assert entry["message"] == "delivery 7 queued"
     assert "\n" not in line
@@ -55,4 +55,4 @@ def test_plain_lines_carry_the_id_too():
     config = logging_config("plain", "INFO")
     formatter = logging.Formatter(config["formatters"]["plain"]["format"])
     with requestid.restored("till-7-sale-42"):
-        assert "INFO receipts.deliveries [till-7-sale-42] delivery 7 queued" in formatter.format(_record())
+        assert "INFO messaging.customers [till-7-sale-42] delivery 7 queued" in formatter.format(_record())

@@ -6,10 +6,9 @@ import re
 
 import pytest
 from django.core.management import call_command
-from django_tasks_db.models import DBTaskResult
 
+from messaging.models import Delivery
 from receco.ops import requestid
-from receipts.models import Delivery
 from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +55,7 @@ def test_the_request_lines_carry_it(api, sale, caplog):
     caplog.set_level(logging.INFO)
     sale = {**sale, "customer_email": "ada@example.com"}
     api.post("createReceiptFromPOS", sale, **{"X-Request-ID": "till-7-sale-42"})
-    queued = [record for record in caplog.records if record.name == "receipts.deliveries"]
+    queued = [record for record in caplog.records if record.name == "messaging.customers"]
     assert [record.request_id for record in queued] == ["till-7-sale-42"]
 
 
@@ -67,11 +66,11 @@ def test_the_worker_logs_under_the_id_of_the_request_that_queued(api, sale, live
     sale = {**sale, "customer_email": "ada@example.com"}
     status, _ = api.post("createReceiptFromPOS", sale, **bearer(live_key), **{"X-Request-ID": "till-7-sale-42"})
     assert status == 200
-    assert DBTaskResult.objects.get().args_kwargs["kwargs"] == {"request_id": "till-7-sale-42"}
+    assert Delivery.objects.get().request_id == "till-7-sale-42"  # kept with the delivery, not the task
     caplog.clear()
     caplog.set_level(logging.INFO)
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
-    sent = [record for record in caplog.records if record.name == "receipts.sending"]
+    sent = [record for record in caplog.records if record.name == "messaging.outbox"]
     delivery = Delivery.objects.get()
     assert [(record.getMessage(), record.request_id) for record in sent] == [
         (f"delivery {delivery.pk} (a*******@example.com) sent", "till-7-sale-42")

@@ -4,8 +4,8 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from receipts import sms
-from receipts.models import Delivery
+from messaging import sms
+from messaging.models import Delivery
 
 pytestmark = pytest.mark.django_db
 

@@ -5,6 +5,7 @@ import socket
 
 import pytest
 
+from tests.receivers import SlowReceiver
 from webhooks import client
 from webhooks.addresses import AddressRefused, is_public, resolve
 
@@ -115,3 +116,37 @@ def test_a_silent_server_times_out():
         assert failure.value.duration_ms >= 300
     finally:
         silent.close()
+
+
+# --- The deadline is the whole exchange's (issue 19, item 2) -----------------------------
+
+
+@pytest.fixture
+def slow():
+    servers = []
+
+    def start(**options):
+        servers.append(SlowReceiver(**options))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def test_an_answer_trickled_a_byte_at_a_time_is_cut_off_at_the_deadline(slow):
+    """Each byte comes well within any one read's timeout; the answer would take 30 s."""
+    receiver = slow(every=0.5, length=60)
+    with pytest.raises(client.SendError, match=r"^no answer within 2 s$") as failure:
+        client.post(receiver.url, b"{}", {}, timeout=2)
+    assert 2000 <= failure.value.duration_ms < 6000
+    assert len(receiver.arrived) == 1  # the request went out whole; only the answer was slow
+
+
+def test_a_tls_handshake_trickled_a_byte_at_a_time_is_cut_off_at_the_deadline(slow):
+    """A server that sends the start of a TLS record and then one byte of it at a time."""
+    receiver = slow(every=0.2, answer=b"\x16\x03\x03\x00\x40" + bytes(64))
+    url = receiver.url.replace("http://", "https://")
+    with pytest.raises(client.SendError, match=r"^no answer within 1 s$") as failure:
+        client.post(url, b"{}", {}, timeout=1)
+    assert 1000 <= failure.value.duration_ms < 5000

@@ -9,16 +9,16 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
+from messaging.outbox import dispatch
 from receco.errors import Conflict
 from receipts.creation import create_receipt
-from receipts.deliveries import attach_contact
 from receipts.refunds import refund, validate_refund, void
 from receipts.representation import receipt_data
 from receipts.validation import validate_sale
+from receipts.writer import update_contact as attach_contact
 from webhooks.endpoints import create_endpoint
 from webhooks.models import Delivery, Event
 from webhooks.signing import signature
-from webhooks.tasks import dispatch_webhooks
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +76,7 @@ def test_an_idempotent_replay_makes_no_event(sent, endpoint, receiver, merchant,
 
 
 def test_a_failed_customer_delivery_is_an_event(sent, endpoint, receiver, merchant, sale, settings):
-    settings.RECECO_SMS_BACKEND = "receipts.sms.WebhookBackend"
+    settings.RECECO_SMS_BACKEND = "messaging.sms.WebhookBackend"
     settings.RECECO_SMS_WEBHOOK_URL = "http://127.0.0.1:9/unreachable"
     settings.RECECO_DELIVERY_MAX_ATTEMPTS = 1
     sent(_sell, merchant, sale, customer_phone="+2348031234589")
@@ -109,7 +109,7 @@ def test_a_merchant_without_endpoints_pays_one_query_per_merchant_object(merchan
         _sell(merchant, sale)
     with CaptureQueriesContext(connection) as second:
         _sell(merchant, sale, token="rcpt_second_sale_01", short_code="SECND2")
-    assert "webhooks_endpoint" in first.captured_queries[0]["sql"]
+    assert sum("webhooks_endpoint" in query["sql"] for query in first.captured_queries) == 1
     assert len(first) == len(second) + 1
     assert not any("webhooks" in query["sql"] for query in second.captured_queries)
     assert not Event.objects.exists()
@@ -127,7 +127,7 @@ def test_the_first_sale_after_an_endpoint_is_added_makes_an_event(api, sent, mer
 def test_each_endpoint_gets_its_own_delivery(sent, endpoint, merchant, sale, receiver):
     create_endpoint(merchant, receiver.url + "/second")
     sent(_sell, merchant, sale)
-    assert Delivery.objects.filter(status="succeeded").count() == 2
+    assert Delivery.objects.filter(status="sent").count() == 2
     assert sorted(request["path"] for request in receiver.requests) == ["/hooks", "/hooks/second"]
 
 
@@ -144,13 +144,13 @@ def test_with_the_database_queue_sales_wake_one_dispatcher_a_second(
             _sell(merchant, sale, token=f"rcpt_woken_{n:08d}", short_code="")
     assert set(Delivery.objects.values_list("status", flat=True)) == {"pending"}
     first, second = DBTaskResult.objects.order_by("enqueued_at")  # the third sale needed none
-    assert first.task_path == second.task_path == "webhooks.tasks.dispatch_webhooks"
+    assert first.task_path == second.task_path == "messaging.outbox.dispatch_deliveries"
     assert first.task.run_after is None  # at once
     assert timedelta(seconds=0.5) < second.task.run_after - first.enqueued_at <= timedelta(seconds=1.1)
-    assert dispatch_webhooks.call() == 3  # the dispatcher sends every pending delivery
+    assert dispatch(threads=False) == (3, False)  # the dispatcher sends every pending delivery
     assert receiver.types() == ["receipt.created"] * 3
-    assert set(Delivery.objects.values_list("status", flat=True)) == {"succeeded"}
-    assert dispatch_webhooks.call() == 0
+    assert set(Delivery.objects.values_list("status", flat=True)) == {"sent"}
+    assert dispatch(threads=False) == (0, False)
 
 
 def test_a_change_that_rolls_back_leaves_no_event_and_no_task(database_tasks, endpoint, merchant, sale):
@@ -174,14 +174,14 @@ def test_on_postgresql_a_sale_with_an_endpoint_is_one_statement(database_tasks, 
     statements = [query["sql"] for query in queries.captured_queries if "django_tasks" not in query["sql"]]
     assert len(statements) == 1
     assert "webhooks_event" in statements[0]
-    assert "webhooks_delivery" in statements[0]
+    assert "messaging_delivery" in statements[0]
     event = Event.objects.get(receipt=receipt)
     receipt.refresh_from_db()
     body = json.loads(event.body)
     assert body["data"] == {"object": receipt_data(receipt, reveal_contact=True)}
     assert (body["id"], body["type"], body["livemode"]) == (event.public_id, "receipt.created", True)
-    assert Delivery.objects.get(event=event).status == "pending"
-    dispatch_webhooks.call()
+    assert Delivery.objects.of_event(event).get().status == "pending"
+    dispatch(threads=False)
     assert [e["id"] for e in receiver.events()][-1] == event.public_id
     assert receiver.requests[-1]["body"] == event.body.encode()
 

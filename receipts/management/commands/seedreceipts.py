@@ -3,10 +3,10 @@ import time
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
 from django.utils import timezone
 
 from merchants.models import Merchant
+from receipts import writer
 from receipts.codes import BASE36, SHORT_CODE_ALPHABET, base36
 from receipts.models import Receipt
 from receipts.validation import sale_fingerprint
@@ -57,11 +57,7 @@ class Command(BaseCommand):
             self._replace_taken_codes(receipts, rng)
             for sale, receipt in zip(sales, receipts, strict=True):
                 receipt.fingerprint = sale_fingerprint({**sale, "token": receipt.token})
-            with transaction.atomic():
-                if connection.vendor == "postgresql":
-                    _copy(receipts)
-                else:
-                    Receipt.objects.bulk_create(receipts, batch_size=size)
+            writer.insert_seeded(receipts)
             created += size
             self.stdout.write(f"{created}/{count} receipts", ending="\r")
         elapsed = time.monotonic() - started
@@ -120,22 +116,3 @@ class Command(BaseCommand):
 
 def _random(rng: random.Random, alphabet: str, length: int) -> str:
     return "".join(rng.choices(alphabet, k=length))
-
-
-def _copy(receipts: list[Receipt]) -> None:
-    """Store ``receipts`` as bulk_create would, with PostgreSQL's COPY: the whole command
-    then seeds 100,000 receipts in 13 s instead of 26 s (2 cores), a million in 2 minutes."""
-    meta = Receipt._meta
-    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
-    quote = connection.ops.quote_name
-    sql = f"COPY {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
-    items = fields.index(meta.get_field("items"))
-    now = timezone.now()
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for receipt in receipts:
-            receipt.created_at = receipt.updated_at = now  # what auto_now(_add) would set
-            # Plain attribute values, which psycopg writes as it would bind them; the
-            # JSON column goes through its field, as in save().
-            row = [getattr(receipt, field.attname) for field in fields]
-            row[items] = fields[items].get_db_prep_save(receipt.items, cursor.db)
-            copy.write_row(row)

@@ -10,8 +10,9 @@ from django.core.exceptions import MultipleObjectsReturned
 from django.db.models.signals import post_save, pre_save
 
 from merchants.models import ApiKey, Merchant
+from messaging.models import Delivery
 from receco.lib.queries import create, get_by
-from receipts.models import Delivery, Receipt
+from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +92,7 @@ def test_create_raises_as_create_does(stored):
 
 
 def test_create_serves_every_model(stored):
-    delivery = create(Delivery, receipt=stored, channel="email", destination="a@example.com")
+    delivery = create(Delivery, merchant=stored.merchant, receipt=stored, channel="email", destination="a@example.com")
     assert Delivery.objects.get(pk=delivery.pk).destination == "a@example.com"
     merchant = create(Merchant, string_id="made-by-create", name="Made")
     assert Merchant.objects.get(string_id="made-by-create").pk == merchant.pk

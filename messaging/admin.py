@@ -1,0 +1,78 @@
+"""Receipts sent to customers, in the merchant dashboard: the outbox's email and SMS
+deliveries (webhook deliveries have their page in webhooks.admin), read-only, scoped to
+the staff user's merchants, destinations shown masked only."""
+
+from django.contrib import admin, messages
+
+from merchants.scoping import MerchantScopedAdmin
+from merchants.zones import dashboard_time
+from messaging import outbox
+from messaging.models import Delivery
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(MerchantScopedAdmin):
+    """Read-only: deliveries are made by the service."""
+
+    list_title = "Receipts sent to customers"
+
+    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent"]
+    list_filter = ["status", "channel", "created_at"]
+    search_fields = ["=receipt__short_code", "=receipt__token"]
+    list_select_related = ["receipt__merchant"]
+    show_full_result_count = False
+    fields = [
+        "receipt",
+        "channel",
+        "masked_destination",
+        "status",
+        "attempts",
+        "last_error",
+        "next_attempt",
+        "sent",
+        "created",
+        "updated",
+    ]
+    readonly_fields = fields
+    actions = ["retry_now"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(receipt__isnull=False)  # a receipt to its customer
+
+    def merchant_id_of(self, delivery) -> int | None:
+        return delivery.merchant_id
+
+    @admin.display(description="asked for", ordering="created_at")
+    def created(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.created_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="sent", ordering="sent_at")
+    def sent(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.sent_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="next attempt")
+    def next_attempt(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.next_attempt_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="updated")
+    def updated(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.updated_at, delivery.receipt.merchant.time_zone)
+
+    @admin.display(description="receipt", ordering="receipt__short_code")
+    def receipt_code(self, delivery: Delivery) -> str:
+        return delivery.receipt.short_code
+
+    @admin.display(description="destination")
+    def masked_destination(self, delivery: Delivery) -> str:
+        return delivery.masked_destination
+
+    def has_add_permission(self, request):
+        return False  # made by the service when a contact is attached
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Try the selected failed deliveries again now", permissions=["view"])
+    def retry_now(self, request, queryset):
+        count = outbox.retry_now(queryset)
+        self.message_user(request, f"{count} deliveries queued again.", messages.SUCCESS)

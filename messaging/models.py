@@ -1,0 +1,116 @@
+"""The one outbox: every message the service sends out, whatever its channel, is a Delivery
+(messaging.outbox sends them; messaging.transports says how each channel does).
+
+A delivery names its channel, its merchant and where it goes (``destination``, in the
+channel's terms: an email address, an E.164 number, a webhook endpoint's id), and what it
+sends: a receipt (email, SMS), or a message stored when it was made (``payload_id``: a
+webhook event). The apps above that make deliveries (webhooks) know what their ids mean;
+this one does not.
+"""
+
+from django.db import models
+
+from receipts.contacts import mask_destination
+
+# The channels of receipts sent to customers (messaging.transports); apps above add
+# their own (webhooks).
+EMAIL = "email"
+SMS = "sms"
+_LABELS = {EMAIL: "Email", SMS: "SMS"}
+
+
+class DeliveryQuerySet(models.QuerySet):
+    def claimable(self, now) -> "DeliveryQuerySet":
+        """Deliveries a sender may claim now: pending ones, and retries whose time has come."""
+        return self.filter(
+            models.Q(status=Delivery.Status.PENDING)
+            | models.Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
+        )
+
+
+class Delivery(models.Model):
+    """One message to one destination, tried until it is sent or its channel gives up.
+
+    pending → sending (claimed by a sender) → sent (or sink, for a test receipt), or
+    retrying (at ``next_attempt_at``) → sending …, or failed for good.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENDING = "sending", "Sending"
+        RETRYING = "retrying", "Failed, will retry"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+        # Test receipts: composed like a real delivery, handed to a sink, never to a customer.
+        SINK = "sink", "Test receipt: sent to the sink"
+
+    # The transport that sends it (messaging.transports): email, sms, webhook.
+    channel = models.CharField(max_length=16)
+    # Whose message it is. No constraint in the database, only in Django (which still
+    # cascades): a sale's statement writes its deliveries, and a constraint would
+    # share-lock the merchant's row that every concurrent sale of it locks too.
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    # The receipt an email or a text message sends (None: the delivery carries a stored payload).
+    receipt = models.ForeignKey(
+        "receipts.Receipt", on_delete=models.CASCADE, null=True, blank=True, related_name="deliveries"
+    )
+    # Where it goes, in the channel's terms. An email address or a phone number is
+    # personal data: shown and logged only masked (see masked_destination).
+    destination = models.CharField(max_length=254)
+    # What it sends when that was stored as it was made, in its channel's terms (a webhook event's id).
+    payload_id = models.BigIntegerField(null=True, blank=True)
+    # Asked for with the merchant's API key (a POS), rather than by anyone holding the
+    # receipt's code: those have a far lower daily limit per destination (messaging.limits).
+    keyed = models.BooleanField("asked for with the merchant's key", default=False, db_default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # Attempts begun, counted when one is claimed: a message that kills its sender ends too.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    last_status_code = models.PositiveSmallIntegerField("last answer", null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # The request that asked for it: the sender's log lines carry it (receco.ops.requestid).
+    request_id = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DeliveryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "deliveries"
+        indexes = [
+            # Claims and the sweep (DeliveryQuerySet.claimable, messaging.outbox.sweep).
+            models.Index(fields=["status", "next_attempt_at"], name="messaging_delivery_due"),
+            # A receipt's deliveries: its page's list, its daily limit and duplicate check.
+            models.Index(
+                fields=["receipt", "-created_at"],
+                name="messaging_delivery_receipt",
+                condition=models.Q(receipt__isnull=False),
+            ),
+            # The daily limit per email address or number; a webhook endpoint's deliveries.
+            models.Index(fields=["destination", "-created_at"], name="messaging_delivery_destination"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel_label} to {self.masked_destination}"
+
+    @property
+    def channel_label(self) -> str:
+        return _LABELS.get(self.channel, self.channel.capitalize())
+
+    @property
+    def masked_destination(self) -> str:
+        """The destination as logs and pages may show it: an address or number masked."""
+        return mask_destination(self.channel, self.destination) if self.receipt_id else self.destination
+
+    @property
+    def status_for_customer(self) -> str:
+        return {
+            self.Status.PENDING: "sending",
+            self.Status.SENDING: "sending",
+            self.Status.RETRYING: "delayed, we keep trying",
+            self.Status.SENT: "sent",
+            self.Status.FAILED: "could not be delivered",
+            self.Status.SINK: "not delivered (test receipt)",
+        }[self.status]

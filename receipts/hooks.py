@@ -1,0 +1,125 @@
+"""What other apps add to a change of a receipt: the receipts app's one interface for them.
+
+Receipts imports none of the apps above it. They register a Hook in their
+``AppConfig.ready()`` (webhooks records an event for the merchant's endpoints, messaging
+the deliveries of the receipt to a contact the customer gave), and the writer
+(receipts.writer), which makes every change to a receipt row, runs them:
+
+- for each change it asks every hook, in the order they registered, whether it
+  ``wants`` it (without a query where it can: every sale asks);
+- in the change's transaction each hook that wants it ``write``s its rows, and what it
+  returns is kept under its ``name`` in ``Written.outcomes``; a hook that raises undoes
+  the whole change (messaging's daily limits refuse a contact that way);
+- a sale, the one change that must stay fast, skips the transaction when it can: a sale
+  no hook wants is a lone INSERT, and on PostgreSQL a sale whose every wanting hook can
+  say its rows as SQL (``statement``) is ONE statement, the receipt's INSERT and their
+  CTEs together.
+
+Later additions to a sale fit the same shape: a row per receipt in an append-only log is
+a hook whose ``statement`` inserts it from ``r``; what receipts itself adds (a number
+per merchant, a signature) is the writer's own part of the same statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from merchants.models import Merchant
+    from receipts.models import Receipt
+
+# The changes hooks hear of, by kind.
+CREATED = "created"  # a sale was stored: ``receipt``
+CONTACT_UPDATED = "contact_updated"  # a customer's contact was stored on ``receipt``
+REFUNDED = "refunded"  # ``receipt`` is a new refund of ``sale``, whose status and details now say so
+VOIDED = "voided"  # ``receipt``, a sale, was cancelled
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change the writer makes to a receipt row, as hooks see it.
+
+    ``receipt`` is the receipt as it is after the change, saved, except in ``statement``,
+    where it is the new sale's, complete but for its id (``r.id`` in the statement).
+    ``merchant`` is its merchant when the caller holds that object (a hook may keep what
+    it learns about the merchant on it), else None. ``email`` and ``phone`` are the
+    customer's contact this change gives the receipt (a sale's, a contact update's, the
+    sale's for its refund), to be sent the receipt."""
+
+    kind: str
+    receipt: Receipt
+    merchant: Merchant | None = None
+    keyed: bool = False  # made with the merchant's API key
+    sale: Receipt | None = None  # REFUNDED: the sale refunded
+    email: str | None = None
+    phone: str | None = None
+
+    @property
+    def owner(self) -> Merchant:
+        """The receipt's merchant: the one the caller holds, or read with the receipt."""
+        return self.merchant if self.merchant is not None else self.receipt.merchant
+
+
+@dataclass(frozen=True)
+class Part:
+    """A hook's rows as SQL, run in a sale's one statement: ``sql`` is one or more
+    common table expressions (``name AS (...)``, comma-separated, named apart from every
+    other hook's) that may read ``r``, the new receipt (its ``id``); ``params`` are their
+    parameters in order. ``outcome`` is what the hook's ``write`` would have returned,
+    and ``then`` runs once the statement has succeeded (what ``write`` leaves to
+    ``transaction.on_commit``)."""
+
+    sql: str
+    params: list
+    outcome: object = None
+    then: Callable[[], None] | None = None
+
+
+class Hook:
+    """What an app adds to changes of receipts. Override what applies."""
+
+    name = ""  # its outcome's key in Written.outcomes
+
+    def wants(self, change: Change) -> bool:
+        """Whether this hook adds anything to ``change`` (a sale asks every hook: no query if possible)."""
+        return False
+
+    def write(self, change: Change) -> object:
+        """Add this hook's rows, inside the change's transaction; return its outcome.
+        Raising undoes the change."""
+        return None
+
+    def statement(self, change: Change) -> Part | None:
+        """This hook's rows for a sale's one PostgreSQL statement, or None when it cannot
+        say them so (the sale then takes a transaction and ``write``)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a change came to: the receipt it wrote, and each hook's outcome by its name."""
+
+    receipt: Receipt
+    outcomes: dict[str, object] = field(default_factory=dict)
+
+
+_HOOKS: list[Hook] = []
+
+
+def register(hook: Hook) -> None:
+    """Run ``hook`` for every change from now on (an app's ``ready()``); one of the same
+    name registered before is replaced."""
+    _HOOKS[:] = [known for known in _HOOKS if known.name != hook.name]
+    _HOOKS.append(hook)
+
+
+def wanting(change: Change) -> list[Hook]:
+    """The registered hooks that want ``change``, in the order they registered."""
+    return [hook for hook in _HOOKS if hook.wants(change)]
+
+
+def write(hooks: list[Hook], change: Change) -> dict[str, object]:
+    """Run each of ``hooks``' ``write`` for ``change`` (in its transaction); their outcomes by name."""
+    return {hook.name: hook.write(change) for hook in hooks}

@@ -1,0 +1,65 @@
+import pytest
+from django.core import mail
+
+from messaging.models import Delivery
+
+pytestmark = pytest.mark.django_db
+
+URL = "/admin/messaging/delivery/"
+
+
+@pytest.fixture
+def failed(receipt):
+    return Delivery.objects.create(
+        merchant=receipt.merchant,
+        receipt=receipt,
+        channel="email",
+        destination="customer@example.com",
+        status="failed",
+        attempts=5,
+        last_error="SMTPServerDisconnected: gone",
+    )
+
+
+def test_deliveries_are_listed_with_the_destination_masked(admin_client, failed):
+    html = admin_client.get(URL).content.decode()
+    assert "c*******@example.com" in html
+    assert "customer@example.com" not in html
+    assert "K7P2QX" in html
+
+
+def test_the_detail_page_masks_the_destination_and_shows_the_error(admin_client, failed):
+    html = admin_client.get(f"{URL}{failed.pk}/change/").content.decode()
+    assert "c*******@example.com" in html
+    assert "customer@example.com" not in html
+    assert "SMTPServerDisconnected: gone" in html
+
+
+def test_deliveries_cannot_be_added_or_edited(admin_client, failed):
+    assert admin_client.get(f"{URL}add/").status_code == 403
+    response = admin_client.post(f"{URL}{failed.pk}/change/", {"status": "sent"})
+    assert response.status_code == 403
+
+
+def test_failed_deliveries_can_be_tried_again(admin_client, failed, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(URL, {"action": "retry_now", "_selected_action": [failed.pk]}, follow=True)
+    assert "1 deliveries queued again." in response.content.decode()
+    failed.refresh_from_db()
+    assert (failed.status, failed.attempts) == ("sent", 1)
+    assert len(mail.outbox) == 1
+
+
+def test_staff_without_permission_cannot_see_deliveries(client, django_user_model, failed):
+    staff = django_user_model.objects.create_user("clerk", password="pw", is_staff=True)
+    client.force_login(staff)
+    assert client.get(URL).status_code == 403
+
+
+def test_merchant_staff_see_only_their_merchants_deliveries(client, member, outsider, failed):
+    client.force_login(member)
+    assert "c*******@example.com" in client.get(URL).content.decode()
+    assert client.get(f"{URL}{failed.pk}/change/").status_code == 200
+    client.force_login(outsider)
+    assert "c*******@example.com" not in client.get(URL).content.decode()
+    assert client.get(f"{URL}{failed.pk}/change/").status_code in (302, 403, 404)

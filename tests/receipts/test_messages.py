@@ -1,0 +1,110 @@
+"""What a delivery says: a receipt as an email and as a text message (receipts.messages)."""
+
+import pytest
+
+from receipts.messages import compose_email, compose_sms
+
+pytestmark = pytest.mark.django_db
+
+# GSM 03.38 basic character set (without the escape): texts in it are sent 160 characters a part.
+GSM_BASIC = set(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
+    "abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+EMAIL = "customer@example.com"
+
+
+def test_the_email_has_text_and_html_parts_with_the_link(receipt):
+    message = compose_email(receipt, EMAIL)
+    assert message.subject == "Your receipt from Mama Put Kitchen: ₦1,300.00"
+    assert message.to == [EMAIL]
+    assert message.from_email == "Mama Put Kitchen <receipts@localhost>"
+    assert message.extra_headers["Auto-Submitted"] == "auto-generated"
+    assert "https://receipts.example.test/app/receipt/K7P2QX\n" in message.body
+    assert "Jollof rice\n  2 x ₦500.00 = ₦1,000.00" in message.body
+    assert "TOTAL: ₦1,300.00" in message.body
+    assert "22 November 2026, 11:15 WAT" in message.body
+    html, mimetype = message.alternatives[0]
+    assert mimetype == "text/html"
+    assert '<a href="https://receipts.example.test/app/receipt/K7P2QX"' in html
+    assert "background:#c2410c;color:#ffffff" in html
+    # A well-formed MIME message: multipart/alternative, text first, then HTML.
+    mime = message.message()
+    assert mime.get_content_type() == "multipart/alternative"
+    assert [part.get_content_type() for part in mime.get_payload()] == ["text/plain", "text/html"]
+
+
+def _named(merchant, name):
+    merchant.name = name
+    merchant.save()
+
+
+def test_the_email_escapes_merchant_fields_in_html_only(receipt_factory, merchant):
+    _named(merchant, "Ade & Sons <b>")
+    receipt = receipt_factory(total_amount=1)
+    receipt.items = [{"name": "<script>x</script>", "quantity": 1, "unit_price": 1, "total_price": 1}]
+    message = compose_email(receipt, EMAIL)
+    assert message.subject == "Your receipt from Ade & Sons <b>: ₦0.01"
+    assert "<script>x</script>" in message.body  # plain text is not HTML
+    html = message.alternatives[0][0]
+    assert "<script>x" not in html
+    assert "Ade &amp; Sons &lt;b&gt;" in html
+
+
+def test_messages_never_carry_a_token_the_pos_chose(receipt_factory):
+    # A token is the POS's to choose: one that says anything it likes must not reach the
+    # customer's phone or inbox as the service's words. Messages link by short code.
+    receipt = receipt_factory(token="Call-08031234567-to-claim-your-prize")
+    text = compose_sms(receipt)
+    message = compose_email(receipt, EMAIL)
+    assert text.endswith(": https://receipts.example.test/app/receipt/K7P2QX")
+    for body in (text, message.body, message.alternatives[0][0]):
+        assert "claim-your-prize" not in body
+
+
+def test_a_merchant_name_cannot_inject_headers(receipt_factory, merchant):
+    _named(merchant, "Shop\r\nBcc: victim@example.com")
+    receipt = receipt_factory()
+    message = compose_email(receipt, EMAIL)
+    assert message.subject == "Your receipt from Shop Bcc: victim@example.com: ₦1,300.00"
+    assert "\nBcc:" not in message.message().as_string().split("\n\n")[0]
+
+
+def test_the_text_message_is_short_and_in_the_gsm_alphabet(receipt_factory, merchant):
+    _named(merchant, "A very long merchant name that goes on and on and on")
+    receipt = receipt_factory()
+    text = compose_sms(receipt)
+    assert text == (
+        "Your receipt from A very long merchant name that goes o..., NGN 1,300.00: "
+        "https://receipts.example.test/app/receipt/K7P2QX"
+    )
+    assert set(text) <= GSM_BASIC  # 160 characters a part, not 70
+    assert len(text) <= 160
+
+
+def test_test_receipts_say_so(test_receipt):
+    assert compose_email(test_receipt, EMAIL).subject.startswith("[TEST] ")
+    assert compose_sms(test_receipt).startswith("[TEST] ")
+
+
+def test_the_email_is_from_the_shop_and_replies_reach_its_support(receipt_factory, merchant):
+    merchant.support_email = "help@mamaput.example.com"
+    merchant.save()
+    message = compose_email(receipt_factory(), EMAIL)
+    assert message.from_email == "Mama Put Kitchen <receipts@localhost>"
+    assert message.reply_to == ["help@mamaput.example.com"]
+
+
+def test_a_shop_without_support_address_has_no_reply_to(receipt_factory):
+    assert compose_email(receipt_factory(), EMAIL).reply_to == []
+
+
+def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
+    from receipts.models import Receipt
+
+    _, body = api.post("refundReceipt", {"token": stored.token, "amount": 5000}, Authorization=f"Bearer {live_key.key}")
+    refund = Receipt.objects.get(token=body["result"]["data"]["token"])
+    assert compose_sms(refund).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
+    message = compose_email(refund, EMAIL)
+    assert message.subject == "Your refund receipt from Mama Put Kitchen: ₦50.00"
+    assert "REFUND of receipt STORE1." in message.body
