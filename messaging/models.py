@@ -101,8 +101,11 @@ class Delivery(models.Model):
 
     @property
     def masked_destination(self) -> str:
-        """The destination as logs and pages may show it: an address or number masked."""
-        return mask_destination(self.channel, self.destination) if self.receipt_id else self.destination
+        """The destination as logs and pages may show it: a customer's address or number
+        masked; another (a webhook endpoint's id) named with its channel: ``webhook 17``."""
+        if self.receipt_id:
+            return mask_destination(self.channel, self.destination)
+        return f"{self.channel} {self.destination}"
 
     @property
     def status_for_customer(self) -> str:

@@ -321,9 +321,11 @@ def sweep(now: datetime | None = None) -> int:
     stale = now - STALE_AFTER
     count = 0
     for delivery in Delivery.objects.filter(status=Delivery.Status.SENDING, updated_at__lt=stale):
-        if Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.SENDING, updated_at__lt=stale).exists():
-            outcome = record(delivery, Failed("no outcome: the sender stopped while sending"), now=now)
-            count += outcome.retry_at is not None
+        # Only if its sender did not finish meanwhile, and by one sweep when two run at once.
+        lost = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.SENDING, updated_at=delivery.updated_at)
+        if lost.update(updated_at=now):
+            record(delivery, Failed("no outcome: the sender stopped while sending"), now=now)
+            count += 1
     due = Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
     count += Delivery.objects.filter(due).update(status=Delivery.Status.PENDING, updated_at=now)
     count += Delivery.objects.filter(status=Delivery.Status.PENDING, updated_at__lt=stale).count()

@@ -268,3 +268,20 @@ def test_senders_serve_every_lane_while_one_is_slow():
     assert (sent, late) == (6, False)
     assert done[:3] == [4, 5, 6]  # all of the fast lane before any of the slow
     assert most["slow"] == 1  # at most per_lane senders on the slow lane
+
+
+def test_the_sweep_records_a_delivery_whose_sender_died_as_a_failed_attempt(receipt, settings):
+    settings.RECECO_DELIVERY_MAX_ATTEMPTS = 2
+    lost = _pending(receipt, "email", EMAIL)
+    ((pk, _, _),) = outbox.claim()  # claimed, then its worker was killed: no outcome recorded
+    later = timezone.now() + outbox.STALE_AFTER + timedelta(seconds=1)
+    assert outbox.sweep(now=later) == 1
+    lost.refresh_from_db()
+    assert (lost.status, lost.attempts) == ("retrying", 1)
+    assert lost.last_error == "no outcome: the sender stopped while sending"
+    assert lost.next_attempt_at >= later + timedelta(minutes=1)  # the channel's back-off
+    assert outbox.sweep(now=later) == 0  # recorded once
+    ((pk, _, _),) = outbox.claim(now=lost.next_attempt_at)
+    assert outbox.sweep(now=lost.next_attempt_at + outbox.STALE_AFTER + timedelta(seconds=1)) == 1
+    lost.refresh_from_db()
+    assert (lost.status, lost.attempts) == ("failed", 2)  # a message that kills its sender ends
