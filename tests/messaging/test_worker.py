@@ -204,4 +204,6 @@ def test_the_worker_survives_a_15_second_database_stall_and_goes_on(stalling):
     assert worker.alive(), worker.log.read_text()[-3000:]
     _sell_with_contact(server, "rcpt_after_stall_01")
     assert _delivered(url, "rcpt_after_stall_01", 30) == "sink", worker.log.read_text()[-3000:]
-    assert "database not available" in worker.log.read_text()
+    # Whether the worker met an error in the stall ("database not available" in its log) or
+    # only waited it out depends on where its poll was when the server stopped (seen both
+    # ways on a loaded machine); either way it must be alive and sending afterwards.
