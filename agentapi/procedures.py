@@ -7,11 +7,12 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from ledger import trust
 from merchants.admission.admit import Admission
 from merchants.sales import authorize_changes, merchant_for_sale
 from receco.errors import InvalidInput
 from receco.lib.trpc import mutation, query
-from receipts import orf, writer
+from receipts import writer
 from receipts.contacts import clean_contact
 from receipts.creation import create_receipt
 from receipts.lookup import find_receipt
@@ -53,7 +54,7 @@ def get_receipt(call: Call) -> dict:
         raise InvalidInput('format: Must be "orf", or absent for the receipt as it is')
     receipt = find_receipt(token, call.admission, replica=True)
     if values.get("format") == "orf":
-        return orf.document(receipt, receipt.merchant)
+        return trust.document(receipt)
     return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id))
 
 

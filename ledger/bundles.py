@@ -36,12 +36,17 @@ def bundle(receipt: Receipt, checkpoint: Checkpoint, *, void: bool = False, usin
         leaf.void = Void.objects.using(using).get(id=leaf.void_id)  # voids are few: the ORM will do
     return {
         "content": entry_content(leaf, receipt),
-        "signature": _b64(leaf.signature),
+        "signature": b64(leaf.signature),
         "leaf_index": leaf.index,
         "tree_size": checkpoint.size,
-        "inclusion": [_b64(value) for value in tree.inclusion_proof(leaf.index, checkpoint.size, using)],
+        "inclusion": [b64(value) for value in tree.inclusion_proof(leaf.index, checkpoint.size, using)],
         "checkpoint": checkpoint.note,
     }
+
+
+def receipt_leaf(receipt_id: int, using: str = "default") -> Leaf | None:
+    """The log's entry of the receipt ``receipt_id`` (not of its void), or None before it is appended."""
+    return _leaf(receipt_id, Leaf.Kind.RECEIPT, using)
 
 
 def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
@@ -61,5 +66,6 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
     return Leaf(index=index, kind=kind, receipt_id=receipt_id, void_id=void_id, signature=bytes(signature), kid=kid)
 
 
-def _b64(value: bytes) -> str:
+def b64(value: bytes) -> str:
+    """``value`` in base64 (standard alphabet, padded), as bundles write hashes and signatures."""
     return base64.b64encode(bytes(value)).decode()

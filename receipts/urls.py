@@ -7,6 +7,7 @@ app_name = "receipts"
 urlpatterns = [
     path("", views.index, name="index"),
     path("scan", views.scan, name="scan"),
+    path("verify", views.verify, name="verify"),
     path("receipt/<str:reference>", views.receipt_page, name="receipt"),
     path("receipt/<str:reference>/send", views.send, name="send"),
     re_path(r"^receipt/(?P<reference>[^/]+)/qr\.(?P<kind>png|svg)$", views.qr_image, name="qr"),

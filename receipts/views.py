@@ -13,6 +13,7 @@ from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
 from django_ratelimit.core import is_ratelimited
 
+from ledger import trust
 from merchants.admission.admit import Admission
 from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
@@ -22,7 +23,7 @@ from receco.lib import sharedcache
 from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
-from receipts import orf, qr, sent_here, writer
+from receipts import qr, sent_here, writer
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.display import origin, receipt_context
@@ -174,11 +175,25 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     return response
 
 
+@csp
+@require_safe
+def verify(request: HttpRequest) -> HttpResponse:
+    """/app/verify: checks a saved receipt file, or a scanned receipt's, in the browser
+    (static/receipts/verify.js) against the keys and checkpoint embedded in the page."""
+    response = render(
+        request, "receipts/verify.html", {"published": trust.published(), "web_url": settings.RECECO_WEB_URL}
+    )
+    # The embedded checkpoint is at most a few seconds old; the keys change on rotation.
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
 @require_safe
 @_with_receipt
 def orf_document(request: HttpRequest, receipt: Receipt) -> HttpResponse:
-    """The receipt as an Open Receipt Format document, to download and keep."""
-    response = JsonResponse(orf.document(receipt, receipt.merchant), json_dumps_params={"indent": 2})
+    """The receipt as an Open Receipt Format document, to download and keep: signed, and
+    with its proof once it is in the log, so that /app/verify can check it offline."""
+    response = JsonResponse(trust.document(receipt), json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="receipt-{receipt.short_code}.orf.json"'
     response["Cache-Control"] = "private, no-cache"
     response["X-Robots-Tag"] = "noindex, nofollow"

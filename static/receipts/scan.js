@@ -1,73 +1,31 @@
 // Scan page: read the receipt's QR code with the phone camera.
 //
-// Uses the browser's BarcodeDetector where it reads QR codes; otherwise loads jsQR
-// (vendored from npm, served from our static files) only when the camera starts, so
-// the page itself stays small. Without a camera or without JavaScript the code form
-// still works: this script only adds to it.
+// The QR code is read by qrreader.js (the browser's BarcodeDetector, or jsQR loaded when
+// the camera starts). Without a camera or without JavaScript the code form still works:
+// this script only adds to it.
 "use strict";
 
 (function () {
   var form = document.querySelector(".code-form");
   var section = document.querySelector(".camera");
-  if (!form || !section || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
+  if (!form || !section || !window.RececoQR || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
 
   var startButton = section.querySelector("[data-action=start-camera]");
   var stopButton = section.querySelector("[data-action=stop-camera]");
   var viewfinder = section.querySelector(".viewfinder");
   var video = section.querySelector("video");
   var status = section.querySelector(".camera-status");
-  var canvas = document.createElement("canvas");
   var stream = null;
   var timer = null;
   var detect = null;
-  // Cheap phones: look at about five frames a second, scaled down to at most 640 pixels.
+  // Cheap phones: look at about five frames a second.
   var INTERVAL_MS = 200;
-  var MAX_SIDE = 640;
   var CODE = /^[A-Za-z0-9]{6}$/;
   var webUrl = form.getAttribute("data-web-url") || "";
 
   section.hidden = false;
 
   function say(text) { status.textContent = text; }
-
-  function loadScript(src) {
-    return new Promise(function (resolve, reject) {
-      var script = document.createElement("script");
-      script.src = src;
-      script.onload = resolve;
-      script.onerror = function () { reject(new Error("could not load the QR reader")); };
-      document.head.appendChild(script);
-    });
-  }
-
-  function nativeDetector() {
-    if (!("BarcodeDetector" in window)) return Promise.resolve(null);
-    return window.BarcodeDetector.getSupportedFormats().then(function (formats) {
-      if (formats.indexOf("qr_code") < 0) return null;
-      var detector = new window.BarcodeDetector({ formats: ["qr_code"] });
-      return function (source) {
-        return detector.detect(source).then(function (codes) { return codes.length ? codes[0].rawValue : null; });
-      };
-    }).catch(function () { return null; });
-  }
-
-  function jsqrDetector() {
-    var ready = window.jsQR ? Promise.resolve() : loadScript(form.getAttribute("data-jsqr"));
-    return ready.then(function () {
-      var context = canvas.getContext("2d", { willReadFrequently: true });
-      return function (source) {
-        var width = source.videoWidth, height = source.videoHeight;
-        if (!width || !height) return Promise.resolve(null);
-        var scale = Math.min(1, MAX_SIDE / Math.max(width, height));
-        canvas.width = Math.round(width * scale);
-        canvas.height = Math.round(height * scale);
-        context.drawImage(source, 0, 0, canvas.width, canvas.height);
-        var image = context.getImageData(0, 0, canvas.width, canvas.height);
-        var found = window.jsQR(image.data, image.width, image.height, { inversionAttempts: "dontInvert" });
-        return Promise.resolve(found ? found.data : null);
-      };
-    });
-  }
 
   // Where a scanned text leads: one of our receipt links, or a bare short code.
   function destination(text) {
@@ -117,13 +75,10 @@
         viewfinder.hidden = false;
         return video.play();
       })
-      .then(function () { return nativeDetector(); })
-      .then(function (native) {
-        section.setAttribute("data-decoder", native ? "native" : "jsqr");
-        return native || jsqrDetector();
-      })
-      .then(function (detector) {
-        detect = detector;
+      .then(function () { return window.RececoQR.detector(form.getAttribute("data-jsqr")); })
+      .then(function (reader) {
+        section.setAttribute("data-decoder", reader.kind);
+        detect = reader.detect;
         say("Point the camera at the QR code on your receipt slip.");
         stopButton.focus();
         tick();

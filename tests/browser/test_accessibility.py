@@ -49,6 +49,7 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     audit.visit(f"{url}/", "home")
     audit.visit(f"{url}/app/scan", "scan")
     audit.visit(f"{url}/app/scan?code=ZZZZZZ", "scan-unknown-code")
+    audit.visit(f"{url}/app/verify", "verify")
     audit.visit(sale.public_url, "receipt")
     page.get_by_label("Email address").fill("ada@")
     page.get_by_role("button", name="Send my receipt").click()

@@ -1,6 +1,7 @@
 """Keys, checkpoints and bundles made the way the service makes them, for the verifier's tests."""
 
 import base64
+import hashlib
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from receco_verify import merkle, note
@@ -64,3 +65,32 @@ def bundles(signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = 
             }
         )
     return found, checkpoint
+
+
+def orf_file(bundle: dict, *, logged: bool = True) -> dict:
+    """The ORF receipt file ("Download for your records") carrying ``bundle``: its trust,
+    its signed content and (when ``logged``) its log proof, as ledger.trust writes them."""
+    item = bundle["content"]
+    return {
+        "orf_version": "0.1.0",
+        "receipt": {"receipt_id": item["token"], "issue_timestamp": "2026-11-22T10:15:00.000Z", "receipt_type": "sale"},
+        "merchant": {"legal_name": item["merchant"]["name"], "country_code": "NG"},
+        "line_items": [{"description": "Jollof", "quantity": 1, "unit_price": 10.0, "line_total": 10.0}],
+        "total": item["total_amount"] / 100,
+        "currency": "NGN",
+        "trust": {
+            "hash": hashlib.sha256(canonicalize(item)).hexdigest(),
+            "hash_algorithm": "SHA-256",
+            "signature": bundle["signature"],
+            "signed_by": item["kid"],
+        },
+        "extensions": {
+            "receco": {
+                "short_code": item["short_code"],
+                "signed_content": item,
+                "log": {name: bundle[name] for name in ("leaf_index", "tree_size", "inclusion", "checkpoint")}
+                if logged
+                else None,
+            }
+        },
+    }

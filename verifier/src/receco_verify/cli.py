@@ -1,13 +1,16 @@
 """``receco-verify receipt.json --keys jwks.json [--checkpoint checkpoint.txt]``: checks a
-saved receipt bundle with no network. Exit status 0 when every check passed, 1 when one
-failed (the reason on stderr), 2 on a usage error."""
+saved receipt, a proof bundle or the ORF file of "Download for your records", with no
+network. Exit status 0 when every check passed, 1 when one failed or the file has no proof
+of its place in the log yet (the reason on stderr), 2 on a usage error."""
 
 import argparse
+import base64
 import json
 import sys
 
 from receco_verify import keys as jwks
-from receco_verify.receipt import VerificationError, verify_bundle
+from receco_verify import orf
+from receco_verify.receipt import VerificationError, verify_bundle, verify_signature
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,7 +18,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="receco-verify",
         description="Check a Receco receipt offline: its signature, its checkpoint, its place in the log.",
     )
-    parser.add_argument("receipt", help="the receipt bundle (JSON, from /log/proof/<token>)")
+    parser.add_argument(
+        "receipt", help="the receipt: its ORF file (Download for your records) or its bundle (/log/proof/<token>)"
+    )
     parser.add_argument("--keys", required=True, help="the published keys (JWK Set, from /.well-known/jwks.json)")
     parser.add_argument(
         "--checkpoint", help="a signed checkpoint (from /log/checkpoint) to check against instead of the bundle's"
@@ -30,7 +35,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"receco-verify: {error}", file=sys.stderr)
         return 2
     try:
+        document = bundle
+        if orf.is_orf(document):
+            bundle = orf.bundle_of(document)
         result = verify_bundle(bundle, keys, checkpoint, args.origin)
+        if orf.is_orf(document):
+            orf.check_trust(document)
+    except orf.NotInLog as error:
+        return _signed_only(document, keys, error)
     except VerificationError as error:
         print(f"NOT VERIFIED: {error}", file=sys.stderr)
         return 1
@@ -40,6 +52,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  checkpoint: {result.origin}, {result.tree_size} receipts, signed by a published key")
     print(f"  log: leaf {result.leaf_index} of {result.tree_size}, inclusion proof checked")
     return 0
+
+
+def _signed_only(document: dict, keys: dict, missing: orf.NotInLog) -> int:
+    """An ORF file not in the log yet: its signature is still checked and reported."""
+    trust, content, _ = orf.signed_part(document)
+    try:
+        signature = base64.b64decode(trust.get("signature") or "", validate=True)
+        key = verify_signature(content, signature, keys)
+        orf.check_trust(document)
+    except (ValueError, TypeError) as error:  # VerificationError, or a signature that is not base64
+        print(f"NOT VERIFIED: {error}", file=sys.stderr)
+        return 1
+    print(f"SIGNED receipt {content.get('short_code')} ({content.get('token')})")
+    print(f"  signature: Ed25519 by key {key.kid}")
+    print(f"NOT VERIFIED: {missing}: download the receipt again in a minute", file=sys.stderr)
+    return 1
 
 
 def _read_json(path: str):

@@ -1,0 +1,567 @@
+// Verify page: checks a Receco receipt file in the browser, trusting nothing from the
+// service but the keys and the checkpoint embedded in the page (#published).
+//
+// The checks are docs/verification.md's, as receco-verify makes them: the content's
+// canonical form (RFC 8785), its Ed25519 signature by a published key (WebCrypto), the
+// file's trust.hash (SHA-256), the checkpoint's signature (C2SP signed note) and the
+// inclusion proof up to the checkpoint's root (RFC 9162, 2.1.3.2). Nothing here needs the
+// network once the page is loaded, except fetching a receipt by its code, link or QR code.
+"use strict";
+
+(function () {
+  var dataBlock = document.getElementById("published");
+  var input = document.querySelector(".verify-input");
+  var verdict = document.querySelector(".verdict");
+  if (!dataBlock || !input || !verdict) return;
+  var published = JSON.parse(dataBlock.textContent);
+  var subtle = window.crypto && window.crypto.subtle;
+  var encoder = new TextEncoder();
+  var DASH = "\u2014";
+
+  // --- bytes ---------------------------------------------------------------------------
+
+  function fromBase64(text) {
+    if (typeof text !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4) {
+      throw new Error("not base64");
+    }
+    var binary = atob(text);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  function fromBase64url(text) {
+    var plain = String(text).replace(/-/g, "+").replace(/_/g, "/");
+    while (plain.length % 4) plain += "=";
+    return fromBase64(plain);
+  }
+
+  function toBase64url(bytes) {
+    var binary = "";
+    for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
+  function toHex(bytes) {
+    return Array.prototype.map.call(bytes, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+  }
+
+  function concat(parts) {
+    var length = parts.reduce(function (sum, part) { return sum + part.length; }, 0);
+    var out = new Uint8Array(length), offset = 0;
+    parts.forEach(function (part) { out.set(part, offset); offset += part.length; });
+    return out;
+  }
+
+  function equal(a, b) {
+    if (a.length !== b.length) return false;
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  function sha256(bytes) {
+    return subtle.digest("SHA-256", bytes).then(function (digest) { return new Uint8Array(digest); });
+  }
+
+  // --- RFC 8785: keys sorted by UTF-16 code units (the default sort), strings and numbers
+  // as ECMAScript's JSON.stringify writes them. --------------------------------------------
+
+  function canonical(value) {
+    if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+    if (typeof value === "number") {
+      if (!isFinite(value)) throw new Error("a number that is not finite has no canonical form");
+      return JSON.stringify(value);
+    }
+    if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+    if (typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (key) {
+        return JSON.stringify(key) + ":" + canonical(value[key]);
+      }).join(",") + "}";
+    }
+    throw new Error("a value of type " + typeof value + " has no canonical form");
+  }
+
+  // --- Ed25519 keys (RFC 8037), their ids (RFC 7638 thumbprints) ----------------------------
+
+  var NO_ED25519 = "This browser cannot check Ed25519 signatures: use an up-to-date browser, or receco-verify.";
+
+  // Whether ``signature`` is the Ed25519 signature of ``message`` by ``publicBytes``;
+  // rejects with NO_ED25519 when the browser's WebCrypto lacks Ed25519.
+  function ed25519(publicBytes, signature, message) {
+    return subtle.importKey("raw", publicBytes, { name: "Ed25519" }, false, ["verify"]).then(function (key) {
+      return subtle.verify({ name: "Ed25519" }, key, signature, message).catch(function () { return false; });
+    }, function () { throw new Error(NO_ED25519); });
+  }
+
+  // The published keys by kid, each kid checked to be its key's thumbprint.
+  function loadKeys(jwks) {
+    var keys = {};
+    return Promise.all((jwks || []).map(function (jwk) {
+      if (!jwk || jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string") return null;
+      var members = '{"crv":"Ed25519","kty":"OKP","x":' + JSON.stringify(jwk.x) + "}";
+      return sha256(encoder.encode(members)).then(function (digest) {
+        var kid = toBase64url(digest);
+        var x = fromBase64url(jwk.x);
+        if (kid === jwk.kid && x.length === 32) keys[kid] = x;
+      });
+    })).then(function () { return keys; });
+  }
+
+  // --- C2SP signed notes and checkpoints -----------------------------------------------------
+
+  function parseNote(note) {
+    if (typeof note !== "string") throw new Error("the checkpoint is not text");
+    var split = note.lastIndexOf("\n\n");
+    if (split < 0 || note.charAt(note.length - 1) !== "\n") throw new Error("the checkpoint is not a signed note");
+    var text = note.slice(0, split + 1);
+    var signatures = note.slice(split + 2, -1).split("\n").map(function (line) {
+      var match = /^\u2014 (\S+) (\S+)$/.exec(line);
+      if (!match) throw new Error("the checkpoint has a malformed signature line");
+      var raw = fromBase64(match[2]);
+      return { name: match[1], id: raw.slice(0, 4), signature: raw.slice(4) };
+    });
+    var lines = text.split("\n");
+    if (lines.length < 4 || !/^(0|[1-9][0-9]*)$/.test(lines[1])) throw new Error("the checkpoint is malformed");
+    var root = fromBase64(lines[2]);
+    if (root.length !== 32) throw new Error("the checkpoint's root is not a SHA-256 hash");
+    return { text: text, signatures: signatures, origin: lines[0], size: Number(lines[1]), root: root };
+  }
+
+  // The checkpoint of ``note`` once a signature by one of ``keys`` under its origin checks.
+  function verifyCheckpoint(note, keys) {
+    var checkpoint;
+    try { checkpoint = parseNote(note); } catch (error) { return Promise.reject(error); }
+    if (checkpoint.origin !== published.origin) {
+      return Promise.reject(new Error("the checkpoint is of the log " + checkpoint.origin + ", not " + published.origin));
+    }
+    var message = encoder.encode(checkpoint.text);
+    var name = encoder.encode(checkpoint.origin + "\n");
+    var tries = [];
+    Object.keys(keys).forEach(function (kid) {
+      tries.push(sha256(concat([name, new Uint8Array([1]), keys[kid]])).then(function (id) {
+        return Promise.all(checkpoint.signatures.map(function (signed) {
+          if (signed.name !== checkpoint.origin || !equal(signed.id, id.slice(0, 4))) return false;
+          return ed25519(keys[kid], signed.signature, message).catch(function () { return false; });
+        }));
+      }));
+    });
+    return Promise.all(tries).then(function (results) {
+      var ok = results.some(function (each) { return each.some(Boolean); });
+      if (!ok) throw new Error("no valid signature by a published key");
+      return checkpoint;
+    });
+  }
+
+  // --- RFC 6962 tree: leaf and node hashes, RFC 9162 inclusion proof -------------------------
+
+  function nodeHash(left, right) { return sha256(concat([new Uint8Array([1]), left, right])); }
+
+  function inclusionRoot(leaf, index, size, proof) {
+    if (!(index >= 0 && index < size)) return Promise.reject(new Error("the leaf is outside the tree"));
+    var fn = index, sn = size - 1, chain = Promise.resolve(leaf);
+    proof.forEach(function (sibling) {
+      chain = chain.then(function (r) {
+        if (sibling.length !== 32) throw new Error("a proof hash is not 32 bytes");
+        if (sn === 0) throw new Error("the proof is longer than the tree is deep");
+        var next;
+        if (fn % 2 === 1 || fn === sn) {
+          next = nodeHash(sibling, r);
+          if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+        } else {
+          next = nodeHash(r, sibling);
+        }
+        fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+        return next;
+      });
+    });
+    return chain.then(function (r) {
+      if (sn !== 0) throw new Error("the proof is shorter than the tree is deep");
+      return r;
+    });
+  }
+
+  // --- the checks ----------------------------------------------------------------------------
+
+  // {content, signature, trust, log} of a receipt file: the ORF file or a proof bundle.
+  function signedPart(doc) {
+    if (!doc || typeof doc !== "object") return null;
+    if (doc.content && typeof doc.content === "object" && "signature" in doc) {
+      var log = "inclusion" in doc ? doc : null;
+      return { content: doc.content, signature: doc.signature, trust: null, log: log };
+    }
+    var extension = doc.extensions && doc.extensions.receco;
+    if (!doc.trust || !extension || !extension.signed_content || typeof extension.signed_content !== "object") return null;
+    return { content: extension.signed_content, signature: doc.trust.signature, trust: doc.trust, log: extension.log || null };
+  }
+
+  // Every check's outcome, in order: {ok: true | false | null (not made), text}.
+  function check(doc) {
+    var results = [];
+    function add(ok, text) { results.push({ ok: ok, text: text }); return ok; }
+    var part = signedPart(doc);
+    if (!part) {
+      add(false, "This file is not a signed Receco receipt: it has no signature or signed content.");
+      return Promise.resolve({ results: results, part: null, state: "bad" });
+    }
+    var content = part.content, keys, bytes, signatureOk = false;
+    return loadKeys(published.keys).then(function (found) {
+      keys = found;
+      try { bytes = encoder.encode(canonical(content)); } catch (error) {
+        add(false, "The signed content cannot be put in its canonical form: " + error.message + ".");
+        return;
+      }
+      var publicKey = keys[content.kid];
+      if (!publicKey) {
+        add(false, "The key that signed this receipt (" + content.kid + ") is not one of Receco's published keys.");
+        return;
+      }
+      var signature;
+      try { signature = fromBase64(part.signature); } catch (error) {
+        add(false, "The file's signature is not valid base64.");
+        return;
+      }
+      return ed25519(publicKey, signature, bytes).then(function (ok) {
+        signatureOk = ok;
+        if (ok) add(true, "The signature matches the receipt's content: signed by Receco's published key " + content.kid + ".");
+        else add(false, "The signature does not match the content: the receipt was changed after it was signed.");
+      }, function (error) { add(false, error.message); });
+    }).then(function () {
+      if (!bytes || !part.trust) return;
+      return sha256(bytes).then(function (digest) {
+        var ok = part.trust.hash_algorithm === "SHA-256" && part.trust.hash === toHex(digest) && part.trust.signed_by === content.kid;
+        if (ok) add(true, "The file's fingerprint (SHA-256) and signer match its signed content.");
+        else add(false, "The file's fingerprint or signer (its trust fields) do not match its signed content.");
+      });
+    }).then(function () {
+      if (!bytes) return "bad";
+      if (!part.log) {
+        add(null, "It is not in the public log yet: receipts enter it a few seconds after the sale. Download the file again later to check its place in the log.");
+        return "unlogged";
+      }
+      return checkLog(part.log, bytes, keys, add);
+    }).then(function (logState) {
+      var failed = results.some(function (r) { return r.ok === false; });
+      var state = failed || !signatureOk ? "bad" : logState === "unlogged" ? "unlogged" : "good";
+      return { results: results, part: signatureOk ? part : null, state: state };
+    });
+  }
+
+  function checkLog(log, bytes, keys, add) {
+    var checkpoint;
+    return verifyCheckpoint(log.checkpoint, keys).then(function (found) {
+      checkpoint = found;
+      add(true, "The log's checkpoint in the file (" + found.size + " receipts) is signed by Receco's published key.");
+    }, function (error) {
+      add(false, "The log's checkpoint in the file is not valid: " + error.message + ".");
+    }).then(function () {
+      if (!checkpoint) return "bad";
+      if (log.tree_size !== checkpoint.size) {
+        add(false, "The inclusion proof is for a log of " + log.tree_size + " receipts, the checkpoint is of " + checkpoint.size + ".");
+        return "bad";
+      }
+      var proof;
+      try { proof = (log.inclusion || []).map(fromBase64); } catch (error) {
+        add(false, "The inclusion proof is not a list of base64 hashes.");
+        return "bad";
+      }
+      return sha256(concat([new Uint8Array([0]), bytes])).then(function (leaf) {
+        return inclusionRoot(leaf, log.leaf_index, log.tree_size, proof);
+      }).then(function (root) {
+        if (!equal(root, checkpoint.root)) throw new Error("mismatch");
+        add(true, "The receipt is in the log, entry " + (log.leaf_index + 1) + " of " + log.tree_size + ": its inclusion proof leads to the checkpoint's root.");
+        return checkLatest(checkpoint, keys, add);
+      }).catch(function () {
+        add(false, "The inclusion proof does not lead to the checkpoint's root: the proof or the receipt was changed.");
+        return "bad";
+      });
+    });
+  }
+
+  // RFC 9162, 2.1.4.2: whether the tree of ``newSize`` leaves and root ``newRoot`` extends
+  // the one of ``oldSize`` and ``oldRoot``, by the consistency proof ``proof``.
+  function consistent(oldSize, newSize, proof, oldRoot, newRoot) {
+    if (!proof.length || proof.some(function (p) { return p.length !== 32; })) return Promise.resolve(false);
+    var path = (oldSize & (oldSize - 1)) === 0 ? [oldRoot].concat(proof) : proof.slice();
+    var fn = oldSize - 1, sn = newSize - 1;
+    while (fn % 2 === 1) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+    var chain = Promise.resolve([path[0], path[0]]);
+    var broken = false;
+    path.slice(1).forEach(function (c) {
+      chain = chain.then(function (roots) {
+        if (sn === 0) { broken = true; return roots; }
+        var next;
+        if (fn % 2 === 1 || fn === sn) {
+          next = Promise.all([nodeHash(c, roots[0]), nodeHash(c, roots[1])]);
+          if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+        } else {
+          next = nodeHash(roots[1], c).then(function (sr) { return [roots[0], sr]; });
+        }
+        fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+        return next;
+      });
+    });
+    return chain.then(function (roots) {
+      return !broken && sn === 0 && equal(roots[0], oldRoot) && equal(roots[1], newRoot);
+    });
+  }
+
+  // The file's checkpoint against the latest one this page holds: the same size must have
+  // the same root, and a larger one must extend it (its consistency proof is fetched from
+  // the service, and checked against the two signed roots: when the service cannot be
+  // reached, this check alone is not made).
+  function checkLatest(checkpoint, keys, add) {
+    if (!published.checkpoint) return Promise.resolve("good");
+    return verifyCheckpoint(published.checkpoint, keys).then(function (latest) {
+      if (latest.size === checkpoint.size && !equal(latest.root, checkpoint.root)) {
+        add(false, "Receco's published checkpoint of " + latest.size + " receipts has another root than the file's: the log was rewritten.");
+        return "bad";
+      }
+      if (latest.size <= checkpoint.size) return "good";
+      var address = "/log/consistency?from=" + checkpoint.size + "&to=" + latest.size;
+      return fetch(address, { credentials: "omit" }).then(function (response) {
+        if (!response.ok) throw new Error("unavailable");
+        return response.json();
+      }).then(function (answer) {
+        return consistent(checkpoint.size, latest.size, (answer.proof || []).map(fromBase64), checkpoint.root, latest.root);
+      }).then(function (ok) {
+        if (ok) {
+          add(true, "The log has grown to " + latest.size + " receipts since the file was saved and still holds it unchanged: consistency proof checked.");
+          return "good";
+        }
+        add(false, "Receco's published log of " + latest.size + " receipts does not extend the file's checkpoint: the log was rewritten.");
+        return "bad";
+      }, function () {
+        add(null, "The log has grown to " + latest.size + " receipts since the file was saved; that it still holds the file's checkpoint can be checked only with Receco reachable.");
+        return "good";
+      });
+    }, function () { return "good"; });
+  }
+
+  // --- showing the outcome -------------------------------------------------------------------
+
+  var TITLES = {
+    good: "Verified",
+    unlogged: "Signed, not in the log yet",
+    bad: "Not verified"
+  };
+  var SUMMARIES = {
+    good: "This receipt is genuine: it is exactly what Receco signed and logged.",
+    unlogged: "The signature is valid: the content is what Receco signed. Its place in the public log can be checked once it is there.",
+    bad: "Do not rely on this receipt: at least one check failed (below)."
+  };
+
+  var TYPES = { sale: "Sale", refund: "Refund", void: "Void of the sale" };
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  function element(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  function money(minor, currency) {
+    if (typeof minor !== "number") return "";
+    try {
+      var format = new Intl.NumberFormat("en", { style: "currency", currency: currency, currencyDisplay: "narrowSymbol" });
+      return format.format(minor / Math.pow(10, format.resolvedOptions().maximumFractionDigits));
+    } catch (error) {
+      return minor + " " + currency + " (minor units)";
+    }
+  }
+
+  function when(iso) {
+    var date = new Date(iso);
+    if (isNaN(date.getTime())) return String(iso);
+    return date.toLocaleString("en-GB", { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" }) + " UTC";
+  }
+
+  function showSigned(content) {
+    var details = verdict.querySelector(".signed-details");
+    var rows = verdict.querySelector(".signed-items tbody");
+    clear(details);
+    clear(rows);
+    var merchant = content.merchant || {};
+    var pairs = [
+      ["Shop", [merchant.name, merchant.location].filter(Boolean).join(", ")],
+      [TYPES[content.type] || "Receipt", content.short_code],
+      ["Date", content.transaction_date ? when(content.transaction_date) : when(content.voided_at)],
+      ["Total", money(content.total_amount, content.currency)]
+    ];
+    if (!content.livemode) pairs.push(["Mode", "Test receipt"]);
+    pairs.forEach(function (pair) {
+      if (!pair[1]) return;
+      var row = element("div");
+      row.appendChild(element("dt", pair[0]));
+      row.appendChild(element("dd", pair[1]));
+      details.appendChild(row);
+    });
+    (content.items || []).forEach(function (item) {
+      var row = element("tr");
+      var name = element("td", item.name);
+      name.appendChild(element("span", item.quantity + " × " + money(item.unit_price, content.currency), "item-qty"));
+      row.appendChild(name);
+      row.appendChild(element("td", money(item.total_price, content.currency), "amount"));
+      rows.appendChild(row);
+    });
+    verdict.querySelector(".signed-items").hidden = !(content.items || []).length;
+    verdict.querySelector(".signed").hidden = false;
+  }
+
+  function show(outcome) {
+    verdict.hidden = false;
+    verdict.setAttribute("data-state", outcome.state);
+    verdict.querySelector(".verdict-title").textContent = TITLES[outcome.state];
+    verdict.querySelector(".verdict-summary").textContent = SUMMARIES[outcome.state];
+    var list = verdict.querySelector(".checks");
+    clear(list);
+    outcome.results.forEach(function (result) {
+      var mark = result.ok === true ? "Passed: " : result.ok === false ? "Failed: " : "Not checked: ";
+      var item = element("li", undefined, result.ok === true ? "check-ok" : result.ok === false ? "check-failed" : "check-pending");
+      item.appendChild(element("span", mark, "check-mark"));
+      item.appendChild(document.createTextNode(result.text));
+      list.appendChild(item);
+    });
+    if (outcome.part) showSigned(outcome.part.content);
+    else verdict.querySelector(".signed").hidden = true;
+    verdict.focus();
+  }
+
+  function fail(text) {
+    show({ state: "bad", results: [{ ok: false, text: text }], part: null });
+  }
+
+  function verifyText(text) {
+    if (!subtle) {
+      fail("This browser cannot check signatures here (no Web Crypto): open the page over HTTPS, or use receco-verify.");
+      return;
+    }
+    var doc;
+    try { doc = JSON.parse(text); } catch (error) {
+      fail("This file is not a receipt file: it is not JSON.");
+      return;
+    }
+    check(doc).then(show, function (error) {
+      fail("The check could not be made: " + (error && error.message ? error.message : error) + ".");
+    });
+  }
+
+  function verifyFile(file) {
+    if (!file) return;
+    var reader = new FileReader();
+    reader.onload = function () { verifyText(String(reader.result)); };
+    reader.onerror = function () { fail("The file could not be read."); };
+    reader.readAsText(file);
+  }
+
+  // --- fetching a receipt by its code, link or QR code ----------------------------------------
+
+  var webUrl = input.getAttribute("data-web-url") || "";
+  var CODE = /^[A-Za-z0-9]{6}$/;
+
+  // The receipt file's address for a code or one of our receipt links, or null.
+  function fileAddress(text) {
+    var value = (text || "").trim();
+    var compact = value.replace(/[\s\-\u2010-\u2015\u2212]/g, "");
+    if (CODE.test(compact)) return "/app/receipt/" + compact.toUpperCase() + "/receipt.orf.json";
+    var url;
+    try { url = new URL(value); } catch (error) { return null; }
+    var ours = url.origin === window.location.origin || (webUrl && url.origin === new URL(webUrl).origin);
+    var match = /^\/app\/receipt\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    return ours && match ? "/app/receipt/" + match[1] + "/receipt.orf.json" : null;
+  }
+
+  function verifyReference(text) {
+    var address = fileAddress(text);
+    if (!address) {
+      fail("That is not a Receco receipt code or link: codes have 6 letters and digits, like K7P2QX.");
+      return;
+    }
+    fetch(address, { credentials: "omit", headers: { Accept: "application/json" } }).then(function (response) {
+      if (response.status === 404) throw new Error("No receipt has that code or link.");
+      if (!response.ok) throw new Error("Receco did not answer (" + response.status + "). Try again later.");
+      return response.text();
+    }).then(verifyText, function (error) {
+      fail(error instanceof TypeError ? "Receco could not be reached: open the saved receipt file instead." : error.message);
+    });
+  }
+
+  // --- wiring ------------------------------------------------------------------------------
+
+  var fileInput = document.getElementById("receipt-file");
+  var zone = input.querySelector(".drop-zone");
+  fileInput.addEventListener("change", function () { verifyFile(fileInput.files[0]); });
+  zone.addEventListener("dragover", function (event) { event.preventDefault(); zone.classList.add("dragging"); });
+  zone.addEventListener("dragleave", function () { zone.classList.remove("dragging"); });
+  zone.addEventListener("drop", function (event) {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    verifyFile(event.dataTransfer && event.dataTransfer.files[0]);
+  });
+
+  var referenceForm = input.querySelector(".reference-form");
+  referenceForm.addEventListener("submit", function (event) {
+    event.preventDefault();
+    verifyReference(document.getElementById("reference").value);
+  });
+
+  var camera = input.querySelector(".camera");
+  if (!window.RececoQR || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
+  var startButton = camera.querySelector("[data-action=start-camera]");
+  var stopButton = camera.querySelector("[data-action=stop-camera]");
+  var viewfinder = camera.querySelector(".viewfinder");
+  var video = camera.querySelector("video");
+  var status = camera.querySelector(".camera-status");
+  var stream = null, timer = null, detect = null;
+  camera.hidden = false;
+
+  function stopCamera() {
+    if (timer) window.clearTimeout(timer);
+    timer = null;
+    if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
+    stream = null;
+    video.srcObject = null;
+    viewfinder.hidden = true;
+    startButton.hidden = false;
+  }
+
+  function tick() {
+    detect(video).then(function (text) {
+      if (!stream) return;
+      if (text && fileAddress(text)) {
+        status.textContent = "Receipt found, checking it…";
+        stopCamera();
+        verifyReference(text);
+        return;
+      }
+      if (text) status.textContent = "That QR code is not a Receco receipt.";
+      timer = window.setTimeout(tick, 200);
+    }).catch(function () { timer = window.setTimeout(tick, 200); });
+  }
+
+  startButton.addEventListener("click", function () {
+    status.textContent = "Starting the camera…";
+    startButton.hidden = true;
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false })
+      .then(function (media) {
+        stream = media;
+        video.srcObject = media;
+        viewfinder.hidden = false;
+        return video.play();
+      })
+      .then(function () { return window.RececoQR.detector(input.getAttribute("data-jsqr")); })
+      .then(function (reader) {
+        detect = reader.detect;
+        status.textContent = "Point the camera at the QR code on the receipt.";
+        stopButton.focus();
+        tick();
+      })
+      .catch(function () {
+        stopCamera();
+        status.textContent = "The camera could not be started. Open the saved file or type the code instead.";
+      });
+  });
+  stopButton.addEventListener("click", function () { stopCamera(); status.textContent = ""; startButton.focus(); });
+  window.addEventListener("pagehide", stopCamera);
+})();

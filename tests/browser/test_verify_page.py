@@ -1,0 +1,337 @@
+"""/app/verify in a real headless Chromium, phone-sized: a receipt file downloaded from its
+page is checked in the browser (WebCrypto Ed25519 and SHA-256, JCS, the inclusion proof,
+the checkpoint's signature); each change of a stored receipt, and an edited proof, is
+caught; a saved file is verified with the service stopped; a rotated key leaves old
+receipts verifiable."""
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from ledger import checkpoints
+from ledger.models import Node
+from receco.lib import signingkeys
+from receipts.models import Receipt
+from tests.browser.accessibility import violations
+from tests.browser.conftest import PHONE, Visit
+from tests.ledger.conftest import (
+    append,
+    other_keys,  # noqa: F401 (a fixture, asked for after the first append)
+)
+from tests.servers import ROOT, manage, migrate, start_gunicorn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SHOTS = Path("/work/notes/shots/verifypage")
+SIGNATURE_FAILED = "Failed: The signature does not match the content: the receipt was changed after it was signed."
+
+
+@pytest.fixture(autouse=True)
+def _fresh_checkpoint():
+    """The live server reads the latest checkpoint through a one-second cache: never a
+    previous test's."""
+    checkpoints.forget_cached()
+    yield
+    checkpoints.forget_cached()
+
+
+@pytest.fixture
+def logged(receipt_factory):
+    """Three receipts in the log, so that each has a proof of two hashes."""
+    sales = [receipt_factory(token=f"rcpt_verified{i}_aaaaaa", short_code=f"VERIF{i}") for i in range(3)]
+    append()
+    return sales
+
+
+def _download(page, receipt, folder: Path) -> Path:
+    """Save the receipt's file as a customer does: its page's "Download for your records"."""
+    page.goto(receipt.public_url)
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download for your records").click()
+    path = folder / download.value.suggested_filename
+    download.value.save_as(path)
+    return path
+
+
+def _open(page, path: Path) -> None:
+    page.get_by_label("Open a saved receipt file").set_input_files(path)
+
+
+def _verdict(page):
+    return page.locator(".verdict")
+
+
+def _checks(page):
+    return page.locator(".verdict").get_by_role("list", name="What was checked")
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{name}-360x740.png", full_page=True)
+
+
+def _no_complaints(phone):
+    assert [line for line in phone.console if "error" in line.lower() or "refused" in line.lower()] == []
+    assert set(phone.external) <= {"https://cdn.example.com/mama-put.png"}
+
+
+def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, logged, tmp_path, artifacts):
+    page = phone.page
+    path = _download(page, logged[1], tmp_path)
+    assert path.name == "receipt-VERIF1.orf.json"
+    page.get_by_role("link", name="Verify this receipt").click()
+    page.wait_for_url(f"{live_server.url}/app/verify")
+    assert violations(page) == []
+    _shot(page, "verify-empty")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    checks = _checks(page)
+    expect(checks).to_contain_text("Passed: The signature matches the receipt's content")
+    expect(checks).to_contain_text("Passed: The file's fingerprint (SHA-256) and signer match its signed content.")
+    expect(checks).to_contain_text(
+        "Passed: The log's checkpoint in the file (3 receipts) is signed by Receco's published key."
+    )
+    expect(checks).to_contain_text(
+        "Passed: The receipt is in the log, entry 2 of 3: its inclusion proof leads to the checkpoint's root."
+    )
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("Mama Put Kitchen, Lekki Phase 1")
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("₦1,300.00")
+    expect(_verdict(page).locator(".signed-items")).to_contain_text("Jollof rice")
+    expect(_verdict(page)).to_be_focused()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert violations(page) == []
+    _shot(page, "verify-good")
+    page.screenshot(path=artifacts / "verify-good-360x740.png", full_page=True)
+    _no_complaints(phone)
+
+
+@pytest.mark.parametrize(
+    ("change", "fields"),
+    [
+        ("amount", {"total_amount": 129999}),
+        ("item", {"items": [{"name": "Jollof rice", "quantity": 3, "unit_price": 50000, "total_price": 150000}]}),
+        ("date", {"transaction_date": "2026-11-21T10:15:00Z"}),
+        ("merchant", {"merchant_name": "Another Kitchen"}),
+    ],
+)
+def test_a_stored_receipt_changed_after_it_was_logged_is_not_verified(
+    phone, live_server, logged, tmp_path, change, fields
+):
+    Receipt.objects.filter(id=logged[0].id).update(**fields)
+    page = phone.page
+    path = _download(page, logged[0], tmp_path)
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
+    expect(_checks(page)).to_contain_text(SIGNATURE_FAILED)
+    expect(_verdict(page).locator(".signed")).to_be_hidden()  # nothing unverified is shown as the receipt
+    if change == "amount":
+        assert violations(page) == []
+        _shot(page, "verify-bad")
+    _no_complaints(phone)
+
+
+def _edited(path: Path, change) -> Path:
+    document = json.loads(path.read_text())
+    change(document)
+    edited = path.with_name("edited.orf.json")
+    edited.write_text(json.dumps(document))
+    return edited
+
+
+def _log(document):
+    return document["extensions"]["receco"]["log"]
+
+
+@pytest.mark.parametrize(
+    ("change", "failed"),
+    [
+        (
+            lambda d: _log(d)["inclusion"].__setitem__(0, "A" * 43 + "="),
+            "Failed: The inclusion proof does not lead to the checkpoint's root: the proof or the receipt was changed.",
+        ),
+        (
+            lambda d: _log(d).update(leaf_index=0),
+            "Failed: The inclusion proof does not lead to the checkpoint's root: the proof or the receipt was changed.",
+        ),
+        (
+            lambda d: _log(d).update(checkpoint=_log(d)["checkpoint"].replace("\n3\n", "\n4\n")),
+            "Failed: The log's checkpoint in the file is not valid: no valid signature by a published key.",
+        ),
+        (lambda d: d["extensions"]["receco"]["signed_content"].update(total_amount=1), SIGNATURE_FAILED),
+        (
+            lambda d: d["trust"].update(hash="0" * 64),
+            "Failed: The file's fingerprint or signer (its trust fields) do not match its signed content.",
+        ),
+    ],
+    ids=["proof hash", "proof index", "checkpoint", "content in the file", "trust hash"],
+)
+def test_an_edited_file_is_not_verified(phone, live_server, logged, tmp_path, change, failed):
+    page = phone.page
+    path = _edited(_download(page, logged[1], tmp_path), change)
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
+    expect(_checks(page)).to_contain_text(failed)
+    _no_complaints(phone)
+
+
+def test_a_file_saved_before_the_log_grew_is_held_to_the_newer_checkpoint(
+    phone, live_server, logged, receipt_factory, tmp_path
+):
+    page = phone.page
+    path = _download(page, logged[0], tmp_path)
+    for i in range(2):
+        receipt_factory(token=f"rcpt_laterone{i}_aaaaaa", short_code=f"LATER{i}")
+    append()
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_checks(page)).to_contain_text(
+        "Passed: The log has grown to 5 receipts since the file was saved and still holds it unchanged: "
+        "consistency proof checked."
+    )
+
+
+def test_a_log_rewritten_after_the_file_was_saved_is_caught(phone, live_server, logged, receipt_factory, tmp_path):
+    page = phone.page
+    path = _download(page, logged[0], tmp_path)
+    receipt_factory(token="rcpt_laterone0_aaaaaa", short_code="LATER0")
+    append()
+    Node.objects.update(hash=b"\x07" * 32)  # the history the log now serves proofs from is another
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
+    expect(_checks(page)).to_contain_text(
+        "Failed: Receco's published log of 4 receipts does not extend the file's checkpoint: the log was rewritten."
+    )
+
+
+def test_a_file_that_is_not_a_receipt_is_explained(phone, live_server, tmp_path, merchant):
+    (tmp_path / "notes.json").write_text('{"hello": "world"}')
+    (tmp_path / "notes.txt").write_text("not json")
+    page = phone.page
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, tmp_path / "notes.json")
+    expect(_checks(page)).to_have_text(
+        "Failed: This file is not a signed Receco receipt: it has no signature or signed content."
+    )
+    _open(page, tmp_path / "notes.txt")
+    expect(_checks(page)).to_have_text("Failed: This file is not a receipt file: it is not JSON.")
+
+
+def test_a_receipt_not_in_the_log_yet_is_signed_only(phone, live_server, receipt, tmp_path):
+    page = phone.page
+    path = _download(page, receipt, tmp_path)
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Signed, not in the log yet")
+    checks = _checks(page)
+    expect(checks).to_contain_text("Passed: The signature matches the receipt's content")
+    expect(checks).to_contain_text("Not checked: It is not in the public log yet")
+    assert violations(page) == []
+    _shot(page, "verify-not-logged-yet")
+    _no_complaints(phone)
+
+
+def test_a_rotated_key_leaves_old_receipts_verifiable(phone, live_server, logged, receipt_factory, request, tmp_path):
+    old_kid = signingkeys.keyring().kid
+    rotated = request.getfixturevalue("other_keys")
+    receipt_factory(token="rcpt_afterrot_aaaaaa", short_code="AFTER1")
+    append()
+    page = phone.page
+    path = _download(page, logged[2], tmp_path)
+    document = json.loads(path.read_text())
+    assert document["trust"]["signed_by"] == old_kid
+    assert _log(document)["tree_size"] == 4
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_verdict(page)).to_contain_text(f"signed by Receco's published key {old_kid}")
+    assert rotated.kid != old_kid
+
+
+def test_a_receipt_is_fetched_by_its_code_and_checked(phone, live_server, logged):
+    page = phone.page
+    page.goto(f"{live_server.url}/app/verify")
+    page.get_by_label("Or the receipt's code or link").fill("verif2")
+    page.get_by_role("button", name="Check").click()
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    page.get_by_label("Or the receipt's code or link").fill(logged[0].public_url)
+    page.get_by_role("button", name="Check").click()
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("VERIF0")
+    page.get_by_label("Or the receipt's code or link").fill("ZZZZZZ")
+    page.get_by_role("button", name="Check").click()
+    expect(_checks(page)).to_have_text("Failed: No receipt has that code or link.")
+
+
+def test_a_saved_file_is_verified_with_the_service_stopped(browser, tmp_path):
+    """The service as a real process: the page loaded, the file downloaded, the server
+    stopped; then the file is opened and checked with nothing to reach."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    keys = {"RECECO_SIGNING_KEYS": json.dumps({"keys": [signingkeys.generate_jwk()]}), "RECECO_LOG_COMMIT_LAG": "1"}
+    migrate(database)
+    manage(database, "createmerchant", "mama-put", "--name", "Mama Put Kitchen", "--no-require-api-key")
+    server = start_gunicorn(database, tmp_path / "gunicorn.log", **keys)
+    try:
+        sale = {
+            "merchant_string_id": "mama-put",
+            "total_amount": 2500,
+            "items": [{"name": "Tea", "quantity": 1, "unit_price": 2500, "total_price": 2500}],
+        }
+        request = urllib.request.Request(
+            f"{server.url}/api/trpc/createReceiptFromPOS",
+            json.dumps(sale).encode(),
+            {"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            token = json.load(response)["result"]["data"]["token"]
+        time.sleep(1.2)  # the appender takes receipts older than the commit lag
+        manage(database, "appendlog", "--once", **keys)
+        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+        visit = Visit(context, server.url)
+        page = visit.page
+        fetched = []
+        page.on("request", lambda request: fetched.append(request.url))
+        page.goto(f"{server.url}/app/verify")
+        saved = _save_page_as(page, tmp_path / "saved")
+        with urllib.request.urlopen(f"{server.url}/app/receipt/{token}/receipt.orf.json", timeout=10) as response:
+            (tmp_path / "receipt.orf.json").write_bytes(response.read())
+    finally:
+        server.stop()
+    with pytest.raises(urllib.error.URLError, match="Connection refused"):
+        urllib.request.urlopen(f"{server.url}/app/verify", timeout=2)
+    fetched.clear()
+    _open(page, tmp_path / "receipt.orf.json")
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_verdict(page)).to_contain_text("entry 1 of 1")
+    assert fetched == []  # nothing asked of anyone
+    assert [line for line in visit.console if "error" in line.lower()] == []
+
+    # The page saved before the service stopped, opened from the disk, checks the file too.
+    copy = context.new_page()
+    copy.on("request", lambda request: fetched.append(request.url))
+    copy.goto(saved.as_uri())
+    _open(copy, tmp_path / "receipt.orf.json")
+    expect(_verdict(copy).get_by_role("heading", level=2)).to_have_text("Verified")
+    assert all(url.startswith("file://") for url in fetched), fetched
+    context.close()
+
+
+def _save_page_as(page, folder: Path) -> Path:
+    """What a browser's "Save page as, complete" keeps: the page's HTML, its scripts and
+    stylesheet beside it, the links rewritten to them."""
+    folder.mkdir()
+    html = page.content()
+    for asset in ("receipts/verify.js", "receipts/qrreader.js", "receipts/site.css"):
+        name = asset.rpartition("/")[2]
+        (folder / name).write_bytes((ROOT / "static" / asset).read_bytes())
+        html = html.replace(f'"/static/{asset}"', f'"{name}"')
+    assert "/static/receipts/verify.js" not in html
+    (folder / "verify.html").write_text(html)
+    return folder / "verify.html"
