@@ -17,8 +17,10 @@ from ledger import checkpoints
 from ledger.models import Node
 from receco.lib import signingkeys
 from receipts.models import Receipt
+from receipts.qr import qr_png
 from tests.browser.accessibility import violations
-from tests.browser.conftest import PHONE, Visit
+from tests.browser.conftest import CHROMIUM_ARGS, PHONE, Visit
+from tests.browser.test_customer_pages import _write_y4m as write_y4m
 from tests.ledger.conftest import (
     append,
     other_keys,  # noqa: F401 (a fixture, asked for after the first append)
@@ -335,3 +337,30 @@ def _save_page_as(page, folder: Path) -> Path:
     assert "/static/receipts/verify.js" not in html
     (folder / "verify.html").write_text(html)
     return folder / "verify.html"
+
+
+def test_scanning_the_qr_code_checks_the_receipt(
+    playwright_instance, chromium_executable, live_server, logged, settings, tmp_path
+):
+    settings.RECECO_WEB_URL = live_server.url
+    video = tmp_path / "qr.y4m"
+    write_y4m(qr_png(logged[2].public_url), video)
+    browser = playwright_instance.chromium.launch(
+        executable_path=chromium_executable,
+        args=[
+            *CHROMIUM_ARGS,
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+        ],
+    )
+    try:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, permissions=["camera"])
+        page = context.new_page()
+        page.goto(f"{live_server.url}/app/verify")
+        page.get_by_role("button", name="Scan the QR code").click()
+        expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified", timeout=15000)
+        expect(_verdict(page).locator(".signed-details")).to_contain_text("VERIF2")
+        expect(page.locator(".viewfinder")).to_be_hidden()  # the camera is stopped once read
+    finally:
+        browser.close()
