@@ -144,3 +144,11 @@ def test_consistency_proofs_between_two_sizes(client, logged, receipt_factory):
     ]:
         answer = client.get("/log/consistency", query)
         assert (answer.status_code, answer.json()["error"]["message"]) == (status, message)
+
+
+def test_the_proof_of_a_log_s_only_entry_is_empty(client, receipt):
+    """No hash is needed: the leaf is the root (a query for no node is an error on PostgreSQL)."""
+    append()
+    response = client.get(f"/log/proof/{receipt.token}")
+    assert response.status_code == 200
+    assert (response.json()["leaf_index"], response.json()["tree_size"], response.json()["inclusion"]) == (0, 1, [])
