@@ -59,6 +59,14 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, o
     page.get_by_label("Search").fill("4242")
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#result_list tbody tr")).to_have_count(1)
+    # And by the day of the sale, in the shop's time zone, with the filter's two dates.
+    sold = sale.transaction_date.date().isoformat()
+    page.get_by_label("From").fill(sold)
+    page.get_by_label("To", exact=True).fill(sold)
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_label("From")).to_have_value(sold)
+    expect(page.locator("#result_list tbody tr")).to_have_count(1)
+    counter.check("dashboard-receipts-found")
     page.screenshot(path=artifacts / f"dashboard-search-last4-{size}.png", full_page=True)
     page.get_by_role("link", name="CARD01").click()
 
@@ -80,7 +88,8 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, o
 
     expect(page.locator(".messagelist")).to_contain_text("Refunded ₦322.50: refund receipt")
     made = Receipt.objects.get(refund_of=sale)
-    expect(page.locator(".field-item_table")).to_contain_text("1 of 1")
+    expect(page.locator(".field-item_table")).to_contain_text("Refunded: 1 of 1")
+    counter.check("dashboard-sale-refunded")
     page.screenshot(path=artifacts / f"dashboard-sale-refunded-{size}.png", full_page=True)
     page.locator(".messagelist").get_by_role("link", name=made.short_code).click()
     expect(page.locator(".field-refund_of_link")).to_contain_text("CARD01: Spilt at the table")
