@@ -55,11 +55,14 @@ LAYERS = [
             "receipts.urls",
             "ledger.views",
             "ledger.urls",
-            # the dashboard: its site, its sign-in pages, its home page's figures
+            # the dashboard: its site, its sign-in pages, its home page's figures, a sale's
+            # refund and void pages and their forms
             "merchants.admin_config",
             "merchants.sites",
             "merchants.signin_views",
             "receipts.today",
+            "receipts.refund_pages",
+            "receipts.refund_forms",
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
             "receipts.sent_here",
