@@ -100,7 +100,7 @@ def test_the_services_are_web_worker_scheduler_migrations_postgresql_and_redis(c
     assert compose["services"]["migrate"]["restart"] == "no"
     assert compose["services"]["scheduler"]["command"][-1] == (
         "while true; do python manage.py flushusage; python manage.py senddeliveries;"
-        " python manage.py sendwebhooks; sleep 300; done"
+        " python manage.py sendwebhooks; python manage.py appendlog --once; sleep 300; done"
     )
 
 
