@@ -48,6 +48,12 @@ def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
     inside a transaction, a savepoint keeps that from breaking it.
     """
     insert = compiled_insert(Receipt)
+    written = _sale(insert, merchant, values, keyed)
+    hooks.committed(_created(written.receipt, written.receipt.merchant, keyed), insert.db)
+    return written
+
+
+def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> Written:
     if merchant.pk is None or connections[insert.db].in_atomic_block:
         return _sale_in_transaction(insert, merchant, values, keyed)
     receipt, params = insert.prepare(merchant=merchant, **values)
@@ -135,7 +141,9 @@ def record_refund(sale: Receipt, refund: Receipt, *, keyed: bool) -> Written:
     change = Change(
         hooks.REFUNDED, refund, keyed=keyed, sale=sale, email=sale.customer_email, phone=sale.customer_phone
     )
-    return Written(refund, hooks.write(hooks.wanting(change), change))
+    written = Written(refund, hooks.write(hooks.wanting(change), change))
+    hooks.committed(change)
+    return written
 
 
 def void(sale: Receipt, status: str, reason: str, *, keyed: bool) -> Void:
@@ -147,6 +155,7 @@ def void(sale: Receipt, status: str, reason: str, *, keyed: bool) -> Void:
     voided = Void.objects.create(receipt=sale, reason=reason, keyed=keyed)
     change = Change(hooks.VOIDED, sale, keyed=keyed)
     hooks.write(hooks.wanting(change), change)
+    hooks.committed(change)
     return voided
 
 
@@ -162,7 +171,9 @@ def update_contact(receipt: Receipt, email: str | None, phone: str | None, *, ke
         receipt.save(update_fields=[*changes, "updated_at"])
         replicas.wrote(receipt.token, receipt.short_code)
         change = Change(hooks.CONTACT_UPDATED, receipt, keyed=keyed, email=email, phone=phone)
-        return Written(receipt, hooks.write(hooks.wanting(change), change))
+        written = Written(receipt, hooks.write(hooks.wanting(change), change))
+        hooks.committed(change)
+        return written
 
 
 def holding(field: str, contact: str) -> QuerySet:
@@ -247,6 +258,7 @@ def set_aside(holder: Receipt, claimed: str) -> bool:
                     SetAside.objects.create(
                         receipt_id=holder.pk, claimed_token=holder.token, claimed_short_code=holder.short_code
                     )
+                    hooks.committed(Change(hooks.SET_ASIDE, holder))
             break
         except IntegrityError:  # the fresh short code was taken: draw again
             continue

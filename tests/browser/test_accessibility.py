@@ -10,6 +10,7 @@ import pytest
 
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE, Visit
+from tests.ledger.conftest import append
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,6 +47,8 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     refunded = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}]}), keyed=True)
     voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
     void(voided, "Rung up twice", keyed=True)
+    append()  # in the log: their pages say "Verified receipt"
+    fresh = receipt_factory(token="rcpt_fresh001_aaaaaa", short_code="FRESH1")  # not yet: "Being verified"
     page, url = audit.page, live_server.url
 
     audit.visit(f"{url}/", "home")
@@ -69,6 +72,7 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     audit.visit(expired, "not-mine-expired")
     audit.visit(refunded.receipt.public_url, "receipt-refund")
     audit.visit(voided.public_url, "receipt-voided")
+    audit.visit(fresh.public_url, "receipt-being-verified")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")
     audit.visit(f"{url}/app/receipt/not-a-code", "receipt-not-found")
     audit.assert_clean()

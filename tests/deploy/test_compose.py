@@ -100,7 +100,8 @@ def test_the_services_are_web_worker_scheduler_migrations_postgresql_and_redis(c
     assert compose["services"]["migrate"]["restart"] == "no"
     assert compose["services"]["scheduler"]["command"][-1] == (
         "round=0; while true; do python manage.py flushusage; python manage.py senddeliveries;"
-        " python manage.py sendwebhooks; if [ $$((round % 288)) -eq 0 ]; then python manage.py applyretention; fi;"
+        " python manage.py sendwebhooks; python manage.py appendlog --once;"
+        " if [ $$((round % 288)) -eq 0 ]; then python manage.py applyretention; fi;"
         " round=$$((round + 1)); sleep 300; done"
     )
 

@@ -144,3 +144,11 @@ def test_consistency_proofs_between_two_sizes(client, logged, receipt_factory):
     ]:
         answer = client.get("/log/consistency", query)
         assert (answer.status_code, answer.json()["error"]["message"]) == (status, message)
+
+
+def test_the_proof_of_a_log_of_one_entry_is_empty(client, receipt_factory):
+    only = receipt_factory(token="rcpt_alone000_aaaaaa", short_code="ALONE1")
+    append()
+    bundle = client.get(f"/log/proof/{only.token}").json()
+    assert (bundle["leaf_index"], bundle["tree_size"], bundle["inclusion"]) == (0, 1, [])
+    verify_bundle(bundle, jwks_format.load_jwks(client.get("/.well-known/jwks.json").json()))

@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
     atomic = False  # CREATE INDEX CONCURRENTLY cannot run in a transaction
 
     dependencies = [
-        ("receipts", "0006_deliveries_moved_to_messaging"),
+        ("receipts", "0007_removed_receipts"),
     ]
 
     operations = [
