@@ -7,10 +7,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from ledger import trust
+from ledger import bundles, proofs, trust
 from merchants.admission.admit import Admission
 from merchants.sales import authorize_changes, merchant_for_sale
-from receco.errors import InvalidInput
+from receco.errors import InvalidInput, NotFound, NotYet
 from receco.lib.trpc import mutation, query
 from receipts import writer
 from receipts.contacts import clean_contact
@@ -112,3 +112,59 @@ def void_receipt(call: Call) -> dict:
         "status": sale.status,
         "voided_at": iso_utc(voided.created_at),
     }
+
+
+# --- The receipt log: proofs for POS integrators (docs/api.md, "Proofs") ---------------
+
+
+def _optional_input(call: Call) -> dict:
+    return {} if call.input is None else _object_input(call)
+
+
+def _size(values: dict, name: str, required: bool = False) -> int | None:
+    value = values.get(name)
+    if value is None and not required:
+        return None
+    if type(value) is not int or not 1 <= value <= proofs.MAX_SIZE:
+        raise InvalidInput(f"{name}: Must be a JSON integer from 1 to {proofs.MAX_SIZE}")
+    return value
+
+
+@query("getReceiptProof")
+def get_receipt_proof(call: Call) -> dict:
+    values = _object_input(call)
+    token = _token(values)
+    entry = values.get("entry") or "receipt"
+    if entry not in bundles.ENTRIES:
+        raise InvalidInput('entry: Must be "receipt", "void" or "set_aside", or absent for the receipt')
+    size = _size(values, "tree_size")
+    receipt = find_receipt(token, call.admission)
+    try:
+        return proofs.receipt_proof(receipt, entry, size)
+    except proofs.NoCheckpoint as missing:
+        raise NotFound(missing.message) from None
+    except bundles.NotLogged as error:
+        what = entry.replace("_", " ")
+        message = f"This {what} is not in the log's checkpoint of {error.args[0]} entries yet: try again"
+        raise NotYet(message, proofs.wait_seconds()) from None
+
+
+@query("getLogCheckpoint")
+def get_log_checkpoint(call: Call) -> dict:
+    size = _size(_optional_input(call), "tree_size")
+    try:
+        return proofs.checkpoint_data(proofs.checkpoint(size))
+    except proofs.NoCheckpoint as missing:
+        raise NotFound(missing.message) from None
+
+
+@query("getLogConsistency")
+def get_log_consistency(call: Call) -> dict:
+    values = _object_input(call)
+    old, new = _size(values, "from", required=True), _size(values, "to")
+    try:
+        return proofs.consistency(old, new)
+    except proofs.NoCheckpoint as missing:
+        raise NotFound(missing.message) from None
+    except proofs.BadSizes as error:
+        raise InvalidInput(str(error)) from None

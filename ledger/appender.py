@@ -1,6 +1,7 @@
 """Appending receipts to the log, in batches, by one appender at a time.
 
-Receipts are taken in the order they were written (their ids), once committed: only rows
+Receipts are taken in the order they were written (their ids), then voids and receipts
+set aside (ledger.entries) after their receipt, once committed: only rows
 older than RECECO_LOG_COMMIT_LAG seconds, so that a sale whose transaction commits a little
 after a later one is not passed over. Should one commit later still, the sweep finds it
 among the last SWEEP_WINDOW receipts before the cursor and appends it then (its place in the
@@ -20,11 +21,11 @@ from django.db import connections, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from ledger import checkpoints, tree
+from ledger import checkpoints, entries, tree
 from ledger.models import Checkpoint, Head, Leaf, Node
 from receco.lib import signingkeys
-from receipts.models import Receipt, Void
-from receipts.signing import receipt_content, sign, void_content
+from receipts.models import Receipt, SetAside, Void
+from receipts.signing import sign
 
 BATCH = 2000
 SWEEP_WINDOW = 10_000
@@ -63,35 +64,31 @@ def append_batch(
         head = Head.objects.using(using).select_for_update().get(id=1)
         receipts = _receipts(head, horizon, limit, using)
         voids = _voids(head, horizon, limit - len(receipts), receipts, using)
-        signed = [
-            sign(receipt_content(receipt, receipt.merchant_string_id, keyring.kid), keyring) for receipt in receipts
-        ] + [sign(void_content(void, void.receipt, void.merchant_string_id, keyring.kid), keyring) for void in voids]
-        leaves = [
-            Leaf(
-                index=head.size + offset,
-                kind=Leaf.Kind.RECEIPT if entry is None else Leaf.Kind.VOID,
-                receipt_id=receipt_id,
-                void_id=entry,
-                leaf_hash=item.leaf_hash,
-                content_digest=item.digest,
-                signature=item.signature,
-                kid=item.kid,
-            )
-            for offset, (item, receipt_id, entry) in enumerate(
-                zip(
-                    signed,
-                    [r.id for r in receipts] + [v.receipt_id for v in voids],
-                    [None] * len(receipts) + [v.id for v in voids],
-                    strict=True,
+        asides = _set_asides(head, horizon, limit - len(receipts) - len(voids), receipts, using)
+        pending = _contents(receipts, voids, asides, keyring.kid, using)
+        leaves = []
+        for offset, (kind, receipt_id, void_id, set_aside_id, content) in enumerate(pending):
+            item = sign(content, keyring)
+            leaves.append(
+                Leaf(
+                    index=head.size + offset,
+                    kind=kind,
+                    receipt_id=receipt_id,
+                    void_id=void_id,
+                    set_aside_id=set_aside_id,
+                    leaf_hash=item.leaf_hash,
+                    content_digest=item.digest,
+                    signature=item.signature,
+                    kid=item.kid,
                 )
             )
-        ]
         if leaves:
             nodes, root = tree.extend(head.size, [leaf.leaf_hash for leaf in leaves], using)
             _insert(leaves, nodes, now, using)
             head.size += len(leaves)
             head.receipt_cursor = max([head.receipt_cursor, *(r.id for r in receipts)])
             head.void_cursor = max([head.void_cursor, *(v.id for v in voids)])
+            head.set_aside_cursor = max([head.set_aside_cursor, *(a.id for a in asides)])
             head.save(using=using)
         else:
             root = None
@@ -101,20 +98,39 @@ def append_batch(
     return Appended(len(leaves), head.size, published)
 
 
+def _contents(receipts: list[Receipt], voids: list[Void], asides: list[SetAside], kid: str, using: str) -> list:
+    """(kind, receipt id, void id, set aside id, content) of each entry to append, in order."""
+    owners = [r.id for r in receipts] + [v.receipt_id for v in voids] + [a.receipt_id for a in asides]
+    known = entries.set_asides_of(owners, using)
+    found = []
+    for r in receipts:
+        content = entries.receipt_entry(r, r.merchant_string_id, kid, known.get(r.id, ()))
+        found.append((Leaf.Kind.RECEIPT, r.id, None, None, content))
+    for v in voids:
+        content = entries.void_entry(v, v.receipt, v.merchant_string_id, kid, known.get(v.receipt_id, ()))
+        found.append((Leaf.Kind.VOID, v.receipt_id, v.id, None, content))
+    for a in asides:
+        content = entries.set_aside_entry(a, a.receipt, a.merchant_string_id, kid, known[a.receipt_id])
+        found.append((Leaf.Kind.SET_ASIDE, a.receipt_id, None, a.id, content))
+    return found
+
+
 def _insert(leaves: list[Leaf], nodes: list[Node], now: datetime, using: str) -> None:
     """Insert the batch's rows with one ``executemany`` a table: the ORM's bulk_create
     spends longer preparing thousands of rows than the database spends storing them."""
     connection = connections[using]
     q = connection.ops.quote_name
-    leaf_columns = ("index", "kind", "receipt_id", "void_id", "leaf_hash", "content_digest", "signature", "kid")
+    leaf_columns = (
+        "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid"
+    )  # fmt: skip
     appended_at = connection.ops.adapt_datetimefield_value(now)
     with connection.cursor() as cursor:
         cursor.executemany(
             f"INSERT INTO {q(Leaf._meta.db_table)} ({', '.join(q(c) for c in leaf_columns)}, {q('appended_at')}) "  # noqa: S608 (names from the model)
             f"VALUES ({', '.join(['%s'] * (len(leaf_columns) + 1))})",
             [
-                (leaf.index, leaf.kind, leaf.receipt_id, leaf.void_id, leaf.leaf_hash, leaf.content_digest,
-                 leaf.signature, leaf.kid, appended_at)
+                (leaf.index, leaf.kind, leaf.receipt_id, leaf.void_id, leaf.set_aside_id, leaf.leaf_hash,
+                 leaf.content_digest, leaf.signature, leaf.kid, appended_at)
                 for leaf in leaves
             ],
         )  # fmt: skip
@@ -159,6 +175,27 @@ def _voids(head: Head, horizon: datetime, limit: int, receipts: list[Receipt], u
         if void.receipt_id > cursor:
             break
         found.append(void)
+    return found
+
+
+def _set_asides(head: Head, horizon: datetime, limit: int, receipts: list[Receipt], using: str) -> list[SetAside]:
+    if limit <= 0:
+        return []
+    # A set aside follows its receipt into the log, as a void does.
+    cursor = max([head.receipt_cursor, *(r.id for r in receipts)])
+    rows = (
+        SetAside.objects.using(using)
+        .select_related("receipt")
+        .annotate(merchant_string_id=F("receipt__merchant__string_id"))
+        .filter(id__gt=head.set_aside_cursor, created_at__lte=horizon)
+        .exclude(Exists(Leaf.objects.using(using).filter(set_aside_id=OuterRef("id"))))
+        .order_by("id")[:limit]
+    )
+    found = []
+    for set_aside in rows:
+        if set_aside.receipt_id > cursor:
+            break
+        found.append(set_aside)
     return found
 
 

@@ -6,13 +6,18 @@ class LedgerConfig(AppConfig):
     verbose_name = "Receipt log"
 
     def ready(self) -> None:
+        from ledger import metrics, tasks
         from receco.lib import signingkeys
         from receco.ops import health
+        from receco.ops import metrics as ops_metrics
+        from receipts import hooks
 
         # A key configured but unreadable stops the process here, naming the variable.
         signingkeys.keyring()
         health.register_detail("signing", signing_state)
         health.register_detail("log", log_state, reads_database=True)
+        ops_metrics.register_collector(metrics.LogCollector())
+        hooks.register(tasks.AppendOnCommit())
 
 
 def signing_state() -> str:

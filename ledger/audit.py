@@ -1,13 +1,18 @@
 """Re-checking the whole log against the database and the published checkpoints
 (``manage.py verifylog``; docs/verification.md, "Watching the log").
 
-Every leaf's receipt (or void) is looked up and its content rebuilt from the row as it is
+Every leaf's receipt (or void, or set aside) is looked up and its content rebuilt from the row as it is
 now: a content that no longer hashes to what was signed is an edited receipt; a row that
 is gone is a deleted one. The tree is recomputed from the leaves in order and its root
 compared, at each checkpoint's size, with what the checkpoint signed and with the stored
 subtree hashes proofs are served from: a leaf removed, inserted, changed or moved shows
-there, as does a checkpoint rewritten or signed by no published key (a fork). Receipts and
-voids older than the appender's lag that no leaf holds are reported missing from the log.
+there, as does a checkpoint rewritten or signed by no published key (a fork). Receipts,
+voids and set asides older than the appender's lag that no leaf holds are reported missing
+from the log.
+
+A receipt deleted by retention (privacy.retention, which leaves a RemovedReceipt) is no
+problem: its leaf hash still takes its place in the tree, which is checked as ever, and
+the entry is counted as removed by retention; its content, gone, is not checked again.
 """
 
 from collections.abc import Iterator
@@ -20,11 +25,10 @@ from django.utils import timezone
 from receco_verify import merkle, note
 from receco_verify.canonical import canonicalize
 
-from ledger import tree
+from ledger import entries, tree
 from ledger.models import Checkpoint, Head, Leaf
 from receco.lib import signingkeys
-from receipts.models import Receipt, Void
-from receipts.signing import receipt_content, void_content
+from receipts.models import Receipt, RemovedReceipt, SetAside, Void
 
 CHUNK = 5000
 # Receipts younger than this are not yet expected in the log (the appender's lag and a pass).
@@ -37,6 +41,7 @@ class Report:
 
     size: int = 0
     checkpoints: int = 0
+    removed: int = 0  # entries whose receipt retention removed
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -75,7 +80,7 @@ def audit(external_checkpoints: list[str] = (), using: str = "default") -> Repor
 
     stack: list[tuple[int, bytes]] = []
     expected = 0
-    for leaf, receipt, void in _leaves(using):
+    for leaf, receipt, void, asides, removed in _leaves(using):
         if leaf.index != expected:
             report.problems.append(
                 f"entries {expected} to {leaf.index - 1} are missing from the log"
@@ -83,7 +88,10 @@ def audit(external_checkpoints: list[str] = (), using: str = "default") -> Repor
                 else f"entry {leaf.index} appears twice"
             )
             break
-        _check_entry(report, leaf, receipt, void, keys)
+        if removed:
+            report.removed += 1
+        else:
+            _check_entry(report, leaf, receipt, void, asides, keys)
         stack.append((0, bytes(leaf.leaf_hash)))
         while len(stack) > 1 and stack[-1][0] == stack[-2][0]:
             level, right = stack.pop()
@@ -108,7 +116,9 @@ def record(report: Report, using: str = "default") -> None:
     )
 
 
-def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None]]:
+def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None, list[SetAside], bool]]:
+    """Each leaf in order with its receipt and void (None when gone), the receipt's set
+    asides, and whether retention removed its receipt."""
     rows = Leaf.objects.using(using).order_by("index")
     last = -1
     while True:
@@ -118,24 +128,29 @@ def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None]]:
         receipts = Receipt.objects.using(using).annotate(merchant_string_id=F("merchant__string_id"))
         found = receipts.in_bulk({leaf.receipt_id for leaf in chunk})
         voids = Void.objects.using(using).in_bulk({leaf.void_id for leaf in chunk if leaf.void_id})
+        gone = {leaf.receipt_id for leaf in chunk if leaf.receipt_id not in found}
+        removed = set(RemovedReceipt.objects.using(using).filter(receipt_id__in=gone).values_list("pk", flat=True))
+        asides = entries.set_asides_of(found, using)
         for leaf in chunk:
-            yield leaf, found.get(leaf.receipt_id), voids.get(leaf.void_id) if leaf.void_id else None
+            receipt = found.get(leaf.receipt_id)
+            void = voids.get(leaf.void_id) if leaf.void_id else None
+            yield leaf, receipt, void, asides.get(leaf.receipt_id, []), receipt is None and leaf.receipt_id in removed
         last = chunk[-1].index
 
 
-def _check_entry(report: Report, leaf: Leaf, receipt: Receipt | None, void: Void | None, keys: dict) -> None:
+def _check_entry(
+    report: Report, leaf: Leaf, receipt: Receipt | None, void: Void | None, asides: list[SetAside], keys: dict
+) -> None:
     what = f"entry {leaf.index}"
     if receipt is None:
         report.problems.append(f"{what}: receipt {leaf.receipt_id} is missing from the database (deleted)")
         return
-    what = f"{what} ({leaf.kind} {receipt.short_code}, {receipt.token})"
-    if leaf.kind == Leaf.Kind.VOID:
-        if void is None:
-            report.problems.append(f"{what}: void {leaf.void_id} is missing from the database (deleted)")
-            return
-        content = void_content(void, receipt, receipt.merchant_string_id, leaf.kid)
-    else:
-        content = receipt_content(receipt, receipt.merchant_string_id, leaf.kid)
+    what = f"{what} ({leaf.kind.replace('_', ' ')} {receipt.short_code}, {receipt.token})"
+    try:
+        content = entries.content(leaf, receipt, receipt.merchant_string_id, asides, void)
+    except LookupError as gone:
+        report.problems.append(f"{what}: {gone} is missing from the database (deleted)")
+        return
     canonical = canonicalize(content)
     key = keys.get(leaf.kid)
     if merkle.leaf_hash(canonical) != bytes(leaf.leaf_hash) or _digest(canonical) != bytes(leaf.content_digest):
@@ -202,3 +217,11 @@ def _unlogged(report: Report, using: str) -> None:
     )
     for short_code in voids[:100]:
         report.problems.append(f"the void of receipt {short_code} is not in the log")
+    asides = (
+        SetAside.objects.using(using)
+        .filter(created_at__lte=horizon)
+        .exclude(Exists(leaves.filter(set_aside_id=OuterRef("id"))))
+        .values_list("claimed_short_code", flat=True)
+    )
+    for short_code in asides[:100]:
+        report.problems.append(f"the set aside of receipt {short_code} is not in the log")

@@ -2,28 +2,32 @@
 and the checkpoints it published (docs/verification.md, "The log").
 
 Rows here are only ever added, by one appender at a time (ledger.appender); nothing else
-writes them. A leaf points at its receipt or void without a database constraint: a
-receipt row deleted behind the service's back leaves its leaf behind, for ``verifylog`` to
-report.
+writes them. A leaf points at its receipt, void or set aside without a database
+constraint: a row deleted behind the service's back leaves its leaf behind, for
+``verifylog`` to report.
 """
 
 from django.db import models
 
 
 class Leaf(models.Model):
-    """One signed entry of the log: a receipt (sale or refund) or a void."""
+    """One signed entry of the log: a receipt (sale or refund), a void, or a receipt set aside."""
 
     class Kind(models.TextChoices):
         RECEIPT = "receipt", "Receipt"
         VOID = "void", "Void"
+        SET_ASIDE = "set_aside", "Set aside"
 
     index = models.BigIntegerField("leaf index", primary_key=True)
-    kind = models.CharField(max_length=8, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
     receipt = models.ForeignKey(
         "receipts.Receipt", on_delete=models.DO_NOTHING, db_constraint=False, related_name="log_leaves"
     )
     void = models.OneToOneField(
         "receipts.Void", on_delete=models.DO_NOTHING, db_constraint=False, null=True, related_name="log_leaf"
+    )
+    set_aside = models.OneToOneField(
+        "receipts.SetAside", on_delete=models.DO_NOTHING, db_constraint=False, null=True, related_name="log_leaf"
     )
     leaf_hash = models.BinaryField(max_length=32)
     content_digest = models.BinaryField("SHA-256 of the signed content", max_length=32)
@@ -78,6 +82,7 @@ class Head(models.Model):
     # cursors); late commits below them are found by its sweep.
     receipt_cursor = models.BigIntegerField(default=0)
     void_cursor = models.BigIntegerField(default=0)
+    set_aside_cursor = models.BigIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
     # The last `verifylog`: when, over how many entries, how many problems, the first few.
     audited_at = models.DateTimeField(null=True, blank=True)

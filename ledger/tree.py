@@ -14,7 +14,7 @@ def lookup(nodes: Iterable[tuple[int, int]], using: str = "default") -> dict[tup
     """The hashes of the complete subtrees ``nodes`` ((level, index) pairs), in one query.
     Raises KeyError naming a node the log does not have."""
     wanted = {pack(level, index): (level, index) for level, index in nodes}
-    if not wanted:  # the proof of a one-entry tree: and "IN ()" is an error on PostgreSQL
+    if not wanted:  # a one-entry tree's proof needs no hash: "IN ()" is no SQL
         return {}
     connection = connections[using]
     q = connection.ops.quote_name

@@ -11,16 +11,17 @@ own fields are a reading of it, in major units), and once the receipt is in the 
 with the published keys, the file proves itself with no network.
 """
 
+import base64
 from hashlib import sha256
 
 from django.conf import settings
 from receco_verify.canonical import canonicalize
 
-from ledger import bundles, checkpoints
+from ledger import bundles, checkpoints, entries
 from receco.lib import signingkeys
 from receipts import orf
 from receipts.models import Receipt
-from receipts.signing import receipt_content, sign
+from receipts.signing import sign
 
 HASH_ALGORITHM = "SHA-256"
 
@@ -63,14 +64,20 @@ def _signed(receipt: Receipt) -> tuple[dict, str, dict | None] | None:
         else:
             log = {name: found[name] for name in ("leaf_index", "tree_size", "inclusion", "checkpoint")}
             return found["content"], found["signature"], log
-    leaf = bundles.receipt_leaf(receipt.pk)
-    if leaf is not None:  # appended, not in a published checkpoint yet
-        return bundles.entry_content(leaf, receipt), bundles.b64(leaf.signature), None
+    appended = bundles.signed(receipt)
+    if appended is not None:  # appended, not in a published checkpoint yet
+        content, signature = appended
+        return content, _b64(signature), None
     keyring = signingkeys.keyring()
     if keyring is None:
         return None
-    entry = sign(receipt_content(receipt, receipt.merchant.string_id, keyring.kid), keyring)
-    return entry.content, bundles.b64(entry.signature), None
+    asides = entries.set_asides_of([receipt.pk]).get(receipt.pk, [])
+    entry = sign(entries.receipt_entry(receipt, receipt.merchant.string_id, keyring.kid, asides), keyring)
+    return entry.content, _b64(entry.signature), None
+
+
+def _b64(value: bytes) -> str:
+    return base64.b64encode(value).decode()
 
 
 def published() -> dict:

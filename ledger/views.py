@@ -2,14 +2,10 @@
 bundle, a consistency proof (docs/verification.md, "Endpoints"). Plain JSON or text, no
 session, cacheable; errors as ``{"error": {"code", "message"}}``."""
 
-import base64
-
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_safe
 
-from ledger import bundles, checkpoints, tree
-from ledger.models import Checkpoint
+from ledger import bundles, checkpoints, proofs
 from receco.lib import signingkeys
 from receco.lib.queries import get_by
 from receipts.models import Receipt
@@ -42,26 +38,30 @@ def checkpoint(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def proof(request: HttpRequest, token: str) -> HttpResponse:
-    """The proof bundle of the receipt ``token`` (``?entry=void``: of its void) against the
-    latest checkpoint, or the one of ``?tree_size=N``."""
+    """The proof bundle of the receipt ``token`` (``?entry=void``: of its void;
+    ``?entry=set_aside``: of its latest set aside) against the latest checkpoint, or the
+    one of ``?tree_size=N``."""
     try:
         receipt = get_by(Receipt, "token", token, related=("merchant",))
     except Receipt.DoesNotExist:
         return _error(404, "NOT_FOUND", "No receipt has this token")
     entry = request.GET.get("entry", "receipt")
-    if entry not in ("receipt", "void"):
-        return _error(400, "INVALID_INPUT", "entry: must be receipt or void")
-    against = _checkpoint(request)
-    if isinstance(against, HttpResponse):
-        return against
+    if entry not in bundles.ENTRIES:
+        return _error(400, "INVALID_INPUT", "entry: must be receipt, void or set_aside")
+    raw = request.GET.get("tree_size")
+    size = None if raw is None else _size(raw)
+    if raw is not None and size is None:
+        return _error(404, "NOT_FOUND", proofs.NO_CHECKPOINT_OF_SIZE)
     try:
-        found = bundles.bundle(receipt, against, void=entry == "void")
-    except bundles.NotLogged:
-        wait = settings.RECECO_LOG_COMMIT_LAG + settings.RECECO_LOG_CHECKPOINT_INTERVAL
+        found = proofs.receipt_proof(receipt, entry, size)
+    except proofs.NoCheckpoint as missing:
+        return _error(404, "NOT_LOGGED" if missing.size is None else "NOT_FOUND", missing.message)
+    except bundles.NotLogged as error:
+        what = entry.replace("_", " ")
         response = _error(
-            404, "NOT_LOGGED", f"This {entry} is not in the log's checkpoint of {against.size} entries yet: try again"
+            404, "NOT_LOGGED", f"This {what} is not in the log's checkpoint of {error.args[0]} entries yet: try again"
         )
-        response["Retry-After"] = str(wait)
+        response["Retry-After"] = str(proofs.wait_seconds())
         return response
     response = JsonResponse(found)
     response["Cache-Control"] = "private, max-age=60"
@@ -72,37 +72,24 @@ def proof(request: HttpRequest, token: str) -> HttpResponse:
 def consistency(request: HttpRequest) -> HttpResponse:
     """The consistency proof from tree size ``?from=M`` to ``?to=N`` (the latest checkpoint's
     size by default), both at most the latest checkpoint's."""
-    latest = checkpoints.latest()
-    if latest is None:
-        return _error(404, "NOT_FOUND", "The log has published no checkpoint yet")
-    old, new = _size(request.GET.get("from")), _size(request.GET.get("to", str(latest.size)))
-    if old is None or new is None or not 0 < old <= new:
-        return _error(400, "INVALID_INPUT", "from and to: whole numbers with 0 < from <= to")
-    if new > latest.size:
-        return _error(404, "NOT_FOUND", f"The latest checkpoint is of {latest.size} entries, not {new}")
-    hashes = tree.consistency_proof(old, new)
-    response = JsonResponse({"from": old, "to": new, "proof": [base64.b64encode(h).decode() for h in hashes]})
+    old, raw_new = _size(request.GET.get("from")), request.GET.get("to")
+    new = None if raw_new is None else _size(raw_new)
+    try:
+        if old is None or (raw_new is not None and new is None):
+            raise proofs.BadSizes("from and to: whole numbers with 0 < from <= to")
+        found = proofs.consistency(old, new)
+    except proofs.NoCheckpoint as missing:
+        return _error(404, "NOT_FOUND", missing.message)
+    except proofs.BadSizes as error:
+        return _error(400, "INVALID_INPUT", str(error))
+    response = JsonResponse(found)
     response["Cache-Control"] = "public, max-age=86400"  # a proof between two sizes never changes
     response["Access-Control-Allow-Origin"] = "*"
     return response
 
 
-def _checkpoint(request: HttpRequest) -> Checkpoint | HttpResponse:
-    raw = request.GET.get("tree_size")
-    if raw is None:
-        found = checkpoints.latest_cached()
-        if found is None:
-            return _error(404, "NOT_LOGGED", "The log has published no checkpoint yet")
-        return found
-    size = _size(raw)
-    found = Checkpoint.objects.filter(size=size).first() if size is not None else None
-    if found is None:
-        return _error(404, "NOT_FOUND", "tree_size: the log published no checkpoint of this size")
-    return found
-
-
 def _size(raw: str | None) -> int | None:
-    if raw is None or not raw.isascii() or not raw.isdigit() or len(raw) > 19:
+    if raw is None or not raw.isascii() or not raw.isdigit() or len(raw) > 19 or int(raw) > proofs.MAX_SIZE:
         return None
     return int(raw)
 

@@ -35,6 +35,7 @@ from messaging import senders, transports
 from messaging.models import Delivery
 from messaging.signals import delivery_failed
 from messaging.transports import Dropped, Failed, Outcome, Sent
+from receco.lib import wakeups
 from receco.lib.queries import create
 from receco.ops import metrics, requestid
 
@@ -51,9 +52,6 @@ PER_LANE = 2
 DISPATCH_FOR = 60.0
 # At most one dispatcher queued per this many seconds by each process (``wake``).
 WAKE_EVERY = 1.0
-# A change committed this close to the run time of the dispatcher already queued wakes
-# another (the clocks of the web and worker machines may differ a little).
-WAKE_MARGIN = 0.1
 
 
 # --- Recording ----------------------------------------------------------------------
@@ -273,9 +271,8 @@ def dispatch_deliveries() -> int:
     return sent
 
 
-# time.monotonic() at which the dispatcher this process queued last may run: until then
-# a new wake-up is not needed (see ``wake``).
-_dispatch_runs_at = float("-inf")
+# At most one dispatcher queued per WAKE_EVERY seconds by each process (receco.lib.wakeups).
+_wakeup = wakeups.Wakeup(dispatch_deliveries, every=WAKE_EVERY)
 
 
 def wake(at: datetime | None = None) -> None:
@@ -285,26 +282,10 @@ def wake(at: datetime | None = None) -> None:
     With a backend that waits (the database one) a wake-up for now queues a dispatcher
     only if the one this process queued last may already have run, and then for no
     sooner than WAKE_EVERY after it: at most one dispatcher a second per process, whatever
-    the rate of sales. The immediate backend (development, tests) runs one now, and
-    leaves retries to the sweep.
+    the rate of sales (receco.lib.wakeups). The immediate backend (development, tests)
+    runs one now, and leaves retries to the sweep.
     """
-    global _dispatch_runs_at
-    if not dispatch_deliveries.get_backend().supports_defer:
-        if at is None:
-            dispatch_deliveries.enqueue()
-        return
-    if at is not None:
-        dispatch_deliveries.using(run_after=at).enqueue()
-        return
-    now = time.monotonic()
-    if now + WAKE_MARGIN < _dispatch_runs_at:
-        return  # the dispatcher queued last has not run yet: it will find this change's deliveries
-    runs_at = max(now, _dispatch_runs_at + WAKE_EVERY)
-    if runs_at > now:
-        dispatch_deliveries.using(run_after=timezone.now() + timedelta(seconds=runs_at - now)).enqueue()
-    else:
-        dispatch_deliveries.enqueue()
-    _dispatch_runs_at = runs_at  # only once it is queued: a failed wake-up is tried again by the next change
+    _wakeup(at)
 
 
 # --- The sweep, and sending again ---------------------------------------------------

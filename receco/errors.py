@@ -27,6 +27,14 @@ class NotFound(ReceiptError):
     """No receipt or merchant by that reference."""
 
 
+class NotYet(NotFound):
+    """Not there yet (a receipt not yet in the log): ask again after ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class Conflict(ReceiptError):
     """The request contradicts an earlier one (a token reused for a different sale)."""
 

@@ -1,21 +1,25 @@
-"""Receipts in the merchant dashboard: read-only, scoped to the staff user's merchants,
-searchable by short code, token or email, exportable as CSV."""
+"""Receipts in the merchant dashboard: scoped to the staff user's merchants, found as a shop
+finds a sale (receipts.search), exportable as CSV; read-only but for the refund and void
+pages of a sale, for its owners (receipts.refund_pages)."""
 
 import csv
 import json
+from datetime import date
 
 from django.contrib import admin
-from django.http import StreamingHttpResponse
-from django.urls import reverse
+from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from merchants.scoping import MerchantScopedAdmin
+from merchants.models import Merchant
+from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time, local_time
-from receipts import display
+from receipts import display, refund_pages
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
+from receipts.search import read_term, sale_days, typed_days
 
 CSV_COLUMNS = [
     ("short_code", lambda r: r.short_code),
@@ -94,6 +98,67 @@ class SaleDateFilter(admin.DateFieldListFilter):
         self.title = "sale date"
 
 
+def _zones(request) -> list[str]:
+    """The time zones of the merchants whose receipts ``request``'s user sees: a day of
+    sales is a day in its merchant's zone."""
+    ids = merchant_ids(request)
+    merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
+    return sorted(set(merchants.values_list("time_zone", flat=True))) or ["UTC"]
+
+
+class SaleDaysFilter(admin.SimpleListFilter):
+    """Sales from one day to another, both included, in the shop's time zone."""
+
+    title = "days of sale"
+    parameter_name = "sold_from"
+    to_parameter = "sold_to"
+    template = "admin/receipts/receipt/days_filter.html"
+
+    def __init__(self, request, params, model, model_admin):
+        self.to_value = params.get(self.to_parameter)
+        if isinstance(self.to_value, list):
+            self.to_value = self.to_value[-1]
+        super().__init__(request, params, model, model_admin)
+        params.pop(self.to_parameter, None)
+        self.zones = lambda: _zones(request)
+
+    def has_output(self):
+        return True
+
+    def expected_parameters(self):
+        return [self.parameter_name, self.to_parameter]
+
+    def lookups(self, request, model_admin):
+        return []
+
+    def days(self) -> tuple[date, date] | None:
+        values = [_day(self.value()), _day(self.to_value)]
+        given = [value for value in values if value is not None]
+        if not given:
+            return None
+        return min(given), max(given)
+
+    def queryset(self, request, queryset):
+        days = self.days()
+        return queryset.filter(sale_days(*days, self.zones())) if days else queryset
+
+    def choices(self, changelist):
+        kept = {k: v for k, v in changelist.params.items() if k not in (*self.expected_parameters(), "p")}
+        yield {
+            "from": self.value() or "",
+            "to": self.to_value or "",
+            "hidden": sorted(kept.items()),
+            "clear": changelist.get_query_string(remove=self.expected_parameters()),
+        }
+
+
+def _day(value) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
 class TypeFilter(admin.SimpleListFilter):
     title = "type"
     parameter_name = "type"
@@ -119,11 +184,17 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
         "received",
     ]  # fmt: skip
-    list_filter = [ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SetAsideFilter]
+    list_filter = [
+        ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SaleDaysFilter, SetAsideFilter,
+    ]  # fmt: skip
     list_select_related = ["merchant"]
-    # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
-    search_fields = ["=short_code", "=token", "customer_email"]
-    search_help_text = "A short code, a token, or (part of) a customer's email address."
+    # What the box finds is receipts.search's, each reading an indexed exact look-up; a
+    # short code or token that finds one receipt opens it.
+    search_fields = ["short_code"]  # for Django to show the box; get_search_results searches
+    search_help_text = (
+        "A receipt code or token, an amount (19,522.50), a card's last 4 digits, the customer's email or phone, "
+        "a day (2026-11-22) or days (2026-11-20 to 2026-11-22)."
+    )
     # Counting a large table on every page costs more than the page itself.
     show_full_result_count = False
     actions = ["export_csv"]
@@ -153,6 +224,46 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "set_aside",
     ]
     readonly_fields = fields
+
+    def get_search_results(self, request, queryset, search_term):
+        if not search_term.strip():
+            return queryset, False
+        days = typed_days(search_term)
+        if days is not None:
+            return queryset.filter(sale_days(*days, _zones(request))), False
+        term = read_term(search_term)
+        return (queryset.filter(term.query) if term else queryset.none()), False
+
+    def changelist_view(self, request, extra_context=None):
+        # A code typed at the counter, or a token scanned, opens its sale in one step.
+        term = read_term(request.GET.get("q", "")) if set(request.GET) == {"q"} else None
+        if term is not None and term.reference is not None:
+            found = list(self.get_queryset(request).filter(term.reference).values_list("pk", flat=True)[:2])
+            if len(found) == 1:
+                return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
+        return super().changelist_view(request, extra_context)
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:object_id>/refund/", wrap(self.refund_view), name="receipts_receipt_refund"),
+            path("<int:object_id>/void/", wrap(self.void_view), name="receipts_receipt_void"),
+            *super().get_urls(),
+        ]
+
+    def refund_view(self, request, object_id):
+        return refund_pages.refund_view(self, request, object_id)
+
+    def void_view(self, request, object_id):
+        return refund_pages.void_view(self, request, object_id)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = dict(extra_context or {})
+        sale = self.get_object(request, object_id)
+        if sale is not None and refund_pages.may_act(request, sale):
+            extra_context["can_refund"] = refund_pages.refund_blocker(sale) is None
+            extra_context["can_void"] = refund_pages.void_blocker(sale) is None
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="sale date", ordering="transaction_date")
     def sale_date(self, receipt):
@@ -208,17 +319,25 @@ class ReceiptAdmin(MerchantScopedAdmin):
         refunds = list(receipt.refunds.all())
         if not refunds:
             return "—"
+        names = [str(item.get("name", "")) for item in receipt.items]
+
+        def given_back(refund):
+            lines = [f"{names[line['index']]} × {line['quantity']}" for line in refund.detail("lines") or []]
+            reason = refund.detail("reason")
+            return " · ".join(filter(None, [", ".join(lines), reason]))
+
         return format_html_join(
             "",
-            '<div><a href="{}">{}</a>: {}</div>',
+            '<div><a href="{}">{}</a>: {}{}</div>',
             (
                 (
                     reverse("admin:receipts_receipt_change", args=[r.pk]),
                     r.short_code,
                     format_amount(r.total_amount, r.currency),
+                    f" ({given_back(r)})" if given_back(r) else "",
                 )
-                for r in refunds
-            ),  # fmt: skip
+                for r in sorted(refunds, key=lambda r: r.created_at)
+            ),
         )
 
     @admin.display(description="voided")
@@ -254,12 +373,22 @@ class ReceiptAdmin(MerchantScopedAdmin):
 
     @admin.display(description="items")
     def item_table(self, receipt):
+        refunded = receipt.detail("refunded_lines") or {}
+
+        def name(index, item):
+            # Under the name, not a column of its own: the table keeps fitting a phone.
+            given_back = refunded.get(str(index))
+            if not given_back:
+                return item.get("name")
+            mark = f"Refunded: {given_back} of {item.get('quantity')}"
+            return format_html('{}<div class="item-refunded"><strong>{}</strong></div>', item.get("name"), mark)
+
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
-                (item.get("name"), item.get("quantity"), item.get("unit_price"), item.get("total_price"))
-                for item in receipt.items
+                (name(index, item), item.get("quantity"), item.get("unit_price"), item.get("total_price"))
+                for index, item in enumerate(receipt.items)
             ),
         )
         return format_html(

@@ -13,7 +13,10 @@ def _money_moved(sender, instance: Receipt, created: bool, raw: bool = False, **
     if not created or raw or instance.refund_of_id is None:
         return
     amount = format_amount(instance.total_amount, instance.currency)
-    log_api_change(instance, {"refund of sale": ["", str(instance.refund_of_id)], "amount": ["", amount]})
+    changes = {"refund of sale": ["", str(instance.refund_of_id)], "amount": ["", amount]}
+    if instance.detail("reason"):
+        changes["reason"] = ["", instance.detail("reason")]
+    log_api_change(instance, changes)
 
 
 def _voided(sender, instance: Void, created: bool, raw: bool = False, **kwargs) -> None:

@@ -43,21 +43,32 @@ def refund_share(refund: Receipt, sale: Receipt) -> RefundShare:
     Each share is what all the sale's refunds up to this one give back, less what those
     before it gave, each rounded half up: the shares of a sale refunded whole add up to
     its tax to the kobo, as the refunds' amounts add up to its total."""
-    entries = sale.detail("refunds", [])
     before = 0
-    for entry in entries:
+    for entry in sale.detail("refunds", []):
         if entry["token"] == refund.token:
             break
         before += entry["amount"]
     else:
         before = 0  # a replica that has not seen the refund on its sale yet: alone, then
-    upto = before + refund.total_amount
+    return _share(sale, before, refund.total_amount, itemised=bool(refund.detail("lines")))
+
+
+def next_refund_share(sale: Receipt, amount: int, *, itemised: bool) -> RefundShare:
+    """What a refund of ``amount`` not made yet (of items, if ``itemised``) would give
+    back of ``sale``'s tax, after every refund the sale has had: the dashboard's
+    confirmation, by the same rule as ``refund_share``."""
+    before = sum(entry["amount"] for entry in sale.detail("refunds", []))
+    return _share(sale, before, amount, itemised=itemised)
+
+
+def _share(sale: Receipt, before: int, amount: int, *, itemised: bool) -> RefundShare:
+    upto = before + amount
     total = sale.total_amount
 
-    def share(amount: int) -> int:
+    def share(value: int) -> int:
         if total <= 0:
             return 0
-        return _half_up(amount * upto, total) - _half_up(amount * before, total)
+        return _half_up(value * upto, total) - _half_up(value * before, total)
 
     lines = [
         {
@@ -67,7 +78,7 @@ def refund_share(refund: Receipt, sale: Receipt) -> RefundShare:
             "tax_amount": share(line["tax_amount"]),
             # A refund of an amount gives it back whole, its tax inside; a refund of items
             # adds their share of the tax on top, as the sale did.
-            "inclusive": bool(line["inclusive"]) or not refund.detail("lines"),
+            "inclusive": bool(line["inclusive"]) or not itemised,
         }
         for line in sale.detail("tax_lines") or []
     ]

@@ -13,7 +13,10 @@ the deliveries of the receipt to a contact the customer gave), and the writer
 - a sale, the one change that must stay fast, skips the transaction when it can: a sale
   no hook wants is a lone INSERT, and on PostgreSQL a sale whose every wanting hook can
   say its rows as SQL (``statement``) is ONE statement, the receipt's INSERT and their
-  CTEs together.
+  CTEs together;
+- once the change has committed, each hook ``told`` of its kind hears of it
+  (``committed``), whether it wanted the change or not: a hook that adds no rows (the
+  log's, which wakes its appender) costs a sale nothing more than that call.
 
 Later additions to a sale fit the same shape: a row per receipt in an append-only log is
 a hook whose ``statement`` inserts it from ``r``; what receipts itself adds (a number
@@ -24,7 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
+
+from django.db import transaction
 
 if TYPE_CHECKING:
     from merchants.models import Merchant
@@ -35,6 +41,7 @@ CREATED = "created"  # a sale was stored: ``receipt``
 CONTACT_UPDATED = "contact_updated"  # a customer's contact was stored on ``receipt``
 REFUNDED = "refunded"  # ``receipt`` is a new refund of ``sale``, whose status and details now say so
 VOIDED = "voided"  # ``receipt``, a sale, was cancelled
+SET_ASIDE = "set_aside"  # ``receipt`` gave its token and short code up to a keyed sale (told once committed only)
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ class Hook:
     """What an app adds to changes of receipts. Override what applies."""
 
     name = ""  # its outcome's key in Written.outcomes
+    told: frozenset[str] = frozenset()  # the kinds of change ``committed`` hears of
 
     def wants(self, change: Change) -> bool:
         """Whether this hook adds anything to ``change`` (a sale asks every hook: no query if possible)."""
@@ -96,6 +104,10 @@ class Hook:
         say them so (the sale then takes a transaction and ``write``)."""
         return None
 
+    def committed(self, change: Change) -> None:
+        """Called once ``change``, of a kind in ``told``, has committed, whether this hook
+        wanted it or not (a wake-up of a worker, never a row): keep it cheap."""
+
 
 @dataclass(frozen=True)
 class Written:
@@ -106,6 +118,8 @@ class Written:
 
 
 _HOOKS: list[Hook] = []
+# The registered hooks told of some changes once committed: most are not, and a sale asks.
+_TOLD: list[Hook] = []
 
 
 def register(hook: Hook) -> None:
@@ -113,6 +127,7 @@ def register(hook: Hook) -> None:
     name registered before is replaced."""
     _HOOKS[:] = [known for known in _HOOKS if known.name != hook.name]
     _HOOKS.append(hook)
+    _TOLD[:] = [known for known in _HOOKS if known.told]
 
 
 def wanting(change: Change) -> list[Hook]:
@@ -123,3 +138,12 @@ def wanting(change: Change) -> list[Hook]:
 def write(hooks: list[Hook], change: Change) -> dict[str, object]:
     """Run each of ``hooks``' ``write`` for ``change`` (in its transaction); their outcomes by name."""
     return {hook.name: hook.write(change) for hook in hooks}
+
+
+def committed(change: Change, using: str = "default") -> None:
+    """Tell every hook ``told`` of ``change``'s kind of it once the transaction in progress
+    on ``using`` commits (at once when none is: a lone INSERT, the one statement). Nothing,
+    if it rolls back; a hook that raises then is logged and the others are told all the same."""
+    for hook in _TOLD:
+        if change.kind in hook.told:
+            transaction.on_commit(partial(hook.committed, change), using=using, robust=True)

@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+from django.db.models.fields.json import KT
+from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
@@ -12,6 +14,12 @@ from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
+
+
+# What the dashboard's search (receipts.search) looks up beside plain columns; its indexes
+# are made on these very expressions, which a query must repeat to be answered by them.
+CARD_LAST4 = KT("details__payment_details__card_last4")
+EMAIL_LOWER = Lower("customer_email")
 
 
 class ReceiptManager(models.Manager):
@@ -73,6 +81,18 @@ class Receipt(models.Model):
         indexes = [
             # Admin receipt list and usage charts: one merchant's receipts by date.
             models.Index(fields=["merchant", "-created_at"], name="receipt_merchant_created"),
+            # The dashboard's search (receipts.search), exact look-ups of one merchant's
+            # sales or, for the operator, of all: by amount; by the card's last four and the
+            # customer's email or phone, kept small by leaving out the sales without them
+            # (a look-up's equality implies the condition, so the index still answers it).
+            models.Index(fields=["total_amount", "merchant"], name="receipt_amount_merchant"),
+            models.Index(CARD_LAST4, name="receipt_card_last4", condition=models.Q(details__isnull=False)),
+            models.Index(EMAIL_LOWER, name="receipt_email", condition=models.Q(customer_email__isnull=False)),
+            models.Index(
+                fields=["customer_phone"], name="receipt_phone", condition=models.Q(customer_phone__isnull=False)
+            ),
+            # A day or days of one merchant's sales: the search and the sale date filter.
+            models.Index(fields=["merchant", "transaction_date"], name="receipt_merchant_sold"),
         ]
 
     def __str__(self) -> str:
@@ -135,3 +155,22 @@ class SetAside(models.Model):
 
     def __str__(self) -> str:
         return f"{self.claimed_short_code} set aside"
+
+
+class RemovedReceipt(models.Model):
+    """A receipt deleted because its retention ran out (privacy.retention): which one, when
+    it was issued and when it went. The receipt log keeps its leaf hash, and ``verifylog``
+    reports the entry as removed by retention rather than deleted behind the service's back.
+    Nothing personal: the receipt's contact was erased long before."""
+
+    # The deleted receipt's id (a leaf of the log names it); ids are never reused.
+    receipt_id = models.BigIntegerField(primary_key=True)
+    issued_at = models.DateTimeField()
+    removed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "receipt removed by retention"
+        verbose_name_plural = "receipts removed by retention"
+
+    def __str__(self) -> str:
+        return f"receipt {self.receipt_id} removed by retention"

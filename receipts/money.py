@@ -1,6 +1,9 @@
-"""Amounts in minor units (kobo, cents) shown the way customers read them: ``₦1,300.00``."""
+"""Amounts in minor units (kobo, cents) shown the way customers read them (``₦1,300.00``),
+and read back from what a shop owner types (``19,522.50``)."""
 
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 
 @dataclass(frozen=True)
@@ -67,3 +70,48 @@ def format_amount(minor_units: int, code: str, *, symbol: bool = True) -> str:
         number += f".{fraction:0{currency.digits}d}"
     prefix = currency.symbol if symbol else f"{(code or '').upper()} "
     return f"{sign}{prefix}{number}"
+
+
+# An amount as people type it: "19,522.50", "19522.5", "₦19,522.50", "NGN 19522.50". Commas
+# only between groups of three digits, so that "19,5" is not read as 195.
+_TYPED_AMOUNT = re.compile(r"^(?:[^\d\s.,+-]{1,4}\s?)?(\d{1,3}(?:,\d{3})+|\d{1,18})(?:\.(\d{1,18}))?$")
+
+
+def typed_amount(text: str) -> Decimal | None:
+    """The amount in major units that ``text`` says, as a shop owner types it (thousands
+    commas, a currency symbol or code in front, any number of decimals), or None when it
+    is not an amount."""
+    match = _TYPED_AMOUNT.match(text.strip())
+    if match is None:
+        return None
+    units, fraction = match.groups()
+    return Decimal(f"{units.replace(',', '')}.{fraction or '0'}")
+
+
+def to_minor(amount: Decimal, digits: int) -> int | None:
+    """``amount`` in minor units of a currency with ``digits`` minor-unit digits, or None
+    when it has more decimals than the currency has (19522.505 naira)."""
+    scaled = amount.scaleb(digits)
+    return int(scaled) if scaled == scaled.to_integral_value() else None
+
+
+def minor_units(text: str, code: str) -> int:
+    """What ``text``, typed in major units of currency ``code``, is in minor units.
+    Raises ValueError saying what is wrong."""
+    amount = typed_amount(text)
+    if amount is None:
+        raise ValueError("Type an amount such as 1,500.00 or 1500")
+    digits = currency_info(code).digits
+    minor = to_minor(amount, digits)
+    if minor is None:
+        places = f"at most {digits} decimal places" if digits else "no decimal places"
+        raise ValueError(f"Amounts in {(code or '').upper()} have {places}")
+    return minor
+
+
+def digits_of_currencies() -> dict[int, list[str]]:
+    """The known currencies by their number of minor-unit digits; unknown ones have 2."""
+    grouped: dict[int, list[str]] = {}
+    for code, currency in CURRENCIES.items():
+        grouped.setdefault(currency.digits, []).append(code)
+    return grouped

@@ -124,13 +124,7 @@ def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = No
             if existing.refund_of_id != locked.pk or existing.fingerprint != fingerprint:
                 raise Conflict(TOKEN_CONFLICT)
             return Created(existing, False)
-        if locked.refund_of_id:
-            raise Conflict(REFUND_OF_REFUND)
-        if locked.status == VOIDED:
-            raise Conflict(REFUND_OF_VOIDED)
-        if len(locked.detail("refunds", [])) >= MAX_REFUNDS:
-            raise Conflict(TOO_MANY_REFUNDS)
-        plan = _plan(locked, request)
+        plan = plan_refund(locked, request)
         try:
             refund_receipt = writer.insert_receipt(
                 _refund_values(locked, token, plan, request["reason"], fingerprint, keyed=keyed)
@@ -143,9 +137,28 @@ def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = No
     return Created(refund_receipt, True, written.outcomes)
 
 
+def plan_refund(sale: Receipt, request: dict) -> RefundPlan:
+    """What refunding ``sale`` as ``request`` (validate_refund) would give back, as it
+    stands now; writes nothing (the dashboard's confirmation shows it; ``refund`` makes it
+    under the sale's lock). Raises Conflict or InvalidInput as ``refund`` would."""
+    if sale.refund_of_id:
+        raise Conflict(REFUND_OF_REFUND)
+    if sale.status == VOIDED:
+        raise Conflict(REFUND_OF_VOIDED)
+    if len(sale.detail("refunds", [])) >= MAX_REFUNDS:
+        raise Conflict(TOO_MANY_REFUNDS)
+    return _plan(sale, request)
+
+
 def remaining(sale: Receipt) -> int:
     """What of ``sale``'s total has not been refunded yet."""
     return sale.total_amount - sum(entry["amount"] for entry in sale.detail("refunds", []))
+
+
+def quantities_left(sale: Receipt) -> list[int]:
+    """How many of each of ``sale``'s items (by place) have not been refunded yet."""
+    refunded = sale.detail("refunded_lines", {})
+    return [item["quantity"] - refunded.get(str(index), 0) for index, item in enumerate(sale.items)]
 
 
 def _plan(sale: Receipt, request: dict) -> RefundPlan:
@@ -265,13 +278,18 @@ def void(sale: Receipt, reason: str | None, *, keyed: bool) -> Void:
     Void. Raises Conflict for a refund, or a sale that has refunds."""
     with transaction.atomic():
         locked = Receipt.objects.select_for_update().get(pk=sale.pk)
-        if locked.refund_of_id:
-            raise Conflict(VOID_OF_REFUND)
-        existing = Void.objects.filter(receipt=locked).first()
+        existing = Void.objects.filter(receipt=locked).first()  # never a refund's: refunds are not voided
         if existing is not None:
             return existing
-        if locked.detail("refunds"):
-            raise Conflict(VOID_WITH_REFUNDS)
+        check_voidable(locked)
         voided = writer.void(locked, VOIDED, reason or "", keyed=keyed)
     sale.status = VOIDED
     return voided
+
+
+def check_voidable(sale: Receipt) -> None:
+    """Raise Conflict if ``sale`` cannot be voided: it is a refund, or it has refunds."""
+    if sale.refund_of_id:
+        raise Conflict(VOID_OF_REFUND)
+    if sale.detail("refunds"):
+        raise Conflict(VOID_WITH_REFUNDS)

@@ -6,7 +6,10 @@ receipt states it, the items, amounts, tax lines, payment summary, dates, token 
 code, the sale a refund refers to, and the key's id. Never the customer's email or phone:
 erasing a contact changes nothing signed. Nothing that changes after the sale is signed
 either (its status, the refunds recorded on it, the branding), so a refund or a void never
-breaks the sale's signature: each is an entry of its own.
+breaks the sale's signature: each is an entry of its own. Nor is a receipt set aside
+(receipts.creation) edited in the log: its entry keeps the token and short code it was
+issued with (``identities``), and the set aside is an entry of its own, from those to
+the fresh ones.
 """
 
 from dataclasses import dataclass
@@ -16,7 +19,7 @@ from receco_verify.canonical import canonicalize
 from receco_verify.merkle import leaf_hash
 
 from receco.lib.signingkeys import Keyring
-from receipts.models import Receipt, Void
+from receipts.models import Receipt, SetAside, Void
 from receipts.representation import iso_utc
 
 CONTENT_VERSION = 1
@@ -43,20 +46,31 @@ class Signed:
         return leaf_hash(self.canonical)
 
 
-def receipt_content(receipt: Receipt, merchant_string_id: str, kid: str) -> dict:
+def identities(receipt: Receipt, set_asides: list[SetAside] = ()) -> list[tuple[str, str]]:
+    """The (token, short code) pairs ``receipt`` has had, oldest first: those each of its
+    ``set_asides`` (all of them, in any order) took from it, then its own now."""
+    taken = [(sa.claimed_token, sa.claimed_short_code) for sa in sorted(set_asides, key=lambda sa: sa.pk)]
+    return [*taken, (receipt.token, receipt.short_code)]
+
+
+def receipt_content(
+    receipt: Receipt, merchant_string_id: str, kid: str, identity: tuple[str, str] | None = None
+) -> dict:
     """The fiscal content of a sale or refund receipt, as signed by the key ``kid``.
 
     ``merchant_string_id`` is the id of the receipt's merchant (the public one POS systems
-    send), passed in so that a batch needs no query per receipt.
+    send), passed in so that a batch needs no query per receipt. ``identity``: the token
+    and short code it was issued with, when it has been set aside since (``identities``).
     """
     details = receipt.details or {}
     payment = details.get("payment_details") or {}
+    token, short_code = identity or (receipt.token, receipt.short_code)
     content = {
         "v": CONTENT_VERSION,
         "kid": kid,
         "type": receipt.receipt_type,
-        "token": receipt.token,
-        "short_code": receipt.short_code,
+        "token": token,
+        "short_code": short_code,
         "livemode": receipt.livemode,
         "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
         "transaction_date": iso_utc(receipt.transaction_date),
@@ -81,18 +95,40 @@ def receipt_content(receipt: Receipt, merchant_string_id: str, kid: str) -> dict
     return content
 
 
-def void_content(void: Void, receipt: Receipt, merchant_string_id: str, kid: str) -> dict:
-    """The content of a void, an entry of its own that names the sale it cancels."""
+def void_content(
+    void: Void, receipt: Receipt, merchant_string_id: str, kid: str, identity: tuple[str, str] | None = None
+) -> dict:
+    """The content of a void, an entry of its own that names the sale it cancels (by the
+    ``identity`` it was issued with, when it has been set aside since)."""
+    token, short_code = identity or (receipt.token, receipt.short_code)
     return {
         "v": CONTENT_VERSION,
         "kid": kid,
         "type": "void",
-        "token": receipt.token,
-        "short_code": receipt.short_code,
+        "token": token,
+        "short_code": short_code,
         "livemode": receipt.livemode,
         "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
         "voided_at": iso_utc(void.created_at),
         "reason": void.reason or None,
+    }
+
+
+def set_aside_content(
+    set_aside: SetAside, receipt: Receipt, merchant_string_id: str, kid: str, was: tuple[str, str], now: tuple[str, str]
+) -> dict:
+    """The content of a receipt set aside, an entry of its own: the receipt that was
+    ``was`` (token, short code) is ``now``, so that a keyed sale could take ``was``."""
+    return {
+        "v": CONTENT_VERSION,
+        "kid": kid,
+        "type": "set_aside",
+        "token": now[0],
+        "short_code": now[1],
+        "livemode": receipt.livemode,
+        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "set_aside_at": iso_utc(set_aside.created_at),
+        "was": {"token": was[0], "short_code": was[1]},
     }
 
 

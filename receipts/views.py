@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from django_ratelimit.core import is_ratelimited
 
 from ledger import trust
+from ledger.standing import standing
 from merchants.admission.admit import Admission
 from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
@@ -227,6 +228,7 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
         deliveries=sent_here.sent_from_here(request, receipt),
         scan_host=settings.RECECO_WEB_URL.split("://", 1)[1],
         phone_example=phone_example(),
+        log=standing(receipt),
     )
     response = render(request, "receipts/receipt.html", context, status=status)
     # Holds a CSRF token and, after sending, a personal confirmation: never shared caches.

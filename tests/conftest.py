@@ -186,11 +186,14 @@ def _isolated_cache():
 
 
 @pytest.fixture(autouse=True)
-def _no_dispatcher_pending(monkeypatch):
-    """Each test starts as a new process would: no dispatcher of its own queued yet (messaging.outbox.wake)."""
-    from messaging import outbox
+def _no_task_pending():
+    """Each test starts as a new process would: no dispatcher or appender of its own queued
+    yet (receco.lib.wakeups)."""
+    from receco.lib import wakeups
 
-    monkeypatch.setattr(outbox, "_dispatch_runs_at", float("-inf"))
+    wakeups.forget_all()
+    yield
+    wakeups.forget_all()
 
 
 @pytest.fixture(autouse=True)

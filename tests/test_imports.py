@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi"]),
+    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy"]),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
@@ -44,6 +44,8 @@ LAYERS = [
         "top",
         [
             "agentapi",
+            # erasure, "Not your receipt?" links and retention, over every app below
+            "privacy",
             "receco.urls",
             "receco.settings",
             "receco.wsgi",
@@ -53,11 +55,14 @@ LAYERS = [
             "receipts.urls",
             "ledger.views",
             "ledger.urls",
-            # the dashboard: its site, its sign-in pages, its home page's figures
+            # the dashboard: its site, its sign-in pages, its home page's figures, a sale's
+            # refund and void pages and their forms
             "merchants.admin_config",
             "merchants.sites",
             "merchants.signin_views",
             "receipts.today",
+            "receipts.refund_pages",
+            "receipts.refund_forms",
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
             "receipts.sent_here",

@@ -51,8 +51,9 @@ ERRORS = [
      "which), an unsupported Authorization scheme, or no key where the merchant requires one"),
     (403, "FORBIDDEN", "Forbidden", "The merchant is suspended, the key belongs to another merchant (creating its "
      "receipts), or a test key asked for a live receipt"),
-    (404, "NOT_FOUND", "NotFound", "`Receipt not found` (also another merchant's receipt, to its key), or "
-     "`Merchant not found`"),
+    (404, "NOT_FOUND", "NotFound", "`Receipt not found` (also another merchant's receipt, to its key), "
+     "`Merchant not found`, or of the log: no checkpoint (of that size) yet, or a receipt not in it yet (with "
+     "Retry-After: ask again then)"),
     (405, "METHOD_NOT_SUPPORTED", "MethodNotSupported", "Any other method than the procedure's (GET for a query, "
      "POST for a mutation); the Allow header lists GET, POST"),
     (409, "CONFLICT", "Conflict", "The request contradicts an earlier one"),

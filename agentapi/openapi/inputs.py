@@ -14,10 +14,12 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from agentapi.procedures import FORMATS
+from ledger.bundles import ENTRIES
+from ledger.proofs import MAX_SIZE
 from receipts.codes import SHORT_CODE_FORM, SHORT_CODE_PATTERN, TOKEN_FORM, TOKEN_PATTERN
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH
 from receipts.refunds import RefundSerializer, VoidSerializer
-from receipts.validation import SaleSerializer, StrictCharField
+from receipts.validation import SaleSerializer, StrictCharField, StrictIntegerField
 
 REFERENCE = f"A receipt's token ({TOKEN_FORM}) or its short code ({SHORT_CODE_FORM}, trimmed, any case)"
 # What receipts.codes.parse_reference reads: a token or a short code in any case, with the
@@ -57,6 +59,53 @@ class ContactSerializer(serializers.Serializer):
         max_length=MAX_PHONE_LENGTH,
         help_text="Stored in E.164; without a country code read in the service's region; blank or null: none",
     )
+
+
+TREE_SIZE = "A checkpoint's tree size (entries); absent or null: the latest checkpoint"
+
+
+class ProofQuerySerializer(serializers.Serializer):
+    """getReceiptProof's input."""
+
+    token = StrictCharField(help_text=REFERENCE, validators=[RegexValidator(REFERENCE_RE)])
+    entry = serializers.ChoiceField(
+        choices=list(ENTRIES),
+        required=False,
+        allow_null=True,
+        help_text="receipt (absent or null): the receipt's own entry; void: its void's; set_aside: its latest "
+        "set aside's",
+    )
+    tree_size = StrictIntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_SIZE, help_text=TREE_SIZE
+    )
+
+
+class CheckpointQuerySerializer(serializers.Serializer):
+    """getLogCheckpoint's input (none at all is the latest checkpoint)."""
+
+    tree_size = StrictIntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_SIZE, help_text=TREE_SIZE
+    )
+
+
+# "from" is a Python keyword: the fields are given by name.
+ConsistencyQuerySerializer = type(
+    "ConsistencyQuerySerializer",
+    (serializers.Serializer,),
+    {
+        "__doc__": "getLogConsistency's input.",
+        "from": StrictIntegerField(
+            min_value=1, max_value=MAX_SIZE, help_text="The older tree size: a checkpoint the caller kept"
+        ),
+        "to": StrictIntegerField(
+            required=False,
+            allow_null=True,
+            min_value=1,
+            max_value=MAX_SIZE,
+            help_text="The newer tree size; absent or null: the latest",
+        ),
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -130,6 +179,30 @@ INPUTS: dict[str, Input] = {
         "except on test- merchants.",
         {"token": "K7P2QX", "reason": "Rung up twice"},
         "The sale has refunds, or is itself a refund",
+    ),
+    "getReceiptProof": Input(
+        ProofQuerySerializer,
+        "Prove a receipt is in the signed log",
+        "Answers the receipt's proof bundle: its signed content, the signature, its place in the log and the "
+        "inclusion proof up to a signed checkpoint, which the standalone verifier (receco-verify) and anyone's "
+        "own code can check offline with the keys of /.well-known/jwks.json. A receipt enters the log a few "
+        "seconds after the sale: until then NOT_FOUND with Retry-After. Read as getReceipt reads a receipt: "
+        "short codes that find nothing count against the client address ({failed_lookups}).",
+        {"token": "K7P2QX"},
+    ),
+    "getLogCheckpoint": Input(
+        CheckpointQuerySerializer,
+        "Read the log's latest signed checkpoint",
+        "Answers the latest checkpoint (or the one of tree_size): its size, root hash and the signed note "
+        "(C2SP tlog-checkpoint) to keep, so that a later checkpoint can be proved to extend it.",
+        {},
+    ),
+    "getLogConsistency": Input(
+        ConsistencyQuerySerializer,
+        "Prove the log only grew between two checkpoints",
+        "Answers the RFC 9162 consistency proof from the tree of from entries to that of to (the latest by "
+        "default): with the two roots it proves that nothing logged before was changed or removed.",
+        {"from": 1},
     ),
 }
 

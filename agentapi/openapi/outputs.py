@@ -64,6 +64,37 @@ VOIDED = closed(
     }
 )
 
+BASE64 = {"type": "string", "contentEncoding": "base64"}
+PROOF = closed(
+    {
+        "content": {
+            "type": "object",
+            "description": 'What was signed: the receipt\'s fiscal content (docs/verification.md, "What is signed")',
+        },
+        "signature": {**BASE64, "description": "Ed25519 over the content's RFC 8785 canonical form"},
+        "leaf_index": {"type": "integer", "minimum": 0},
+        "tree_size": {"type": "integer", "minimum": 1},
+        "inclusion": {"type": "array", "items": BASE64, "description": "The RFC 9162 inclusion proof"},
+        "checkpoint": {"type": "string", "description": "The signed checkpoint of tree_size (a C2SP signed note)"},
+    },
+    description="A receipt's proof bundle, as /log/proof/<token> serves it and receco-verify checks it",
+)
+CHECKPOINT = closed(
+    {
+        "tree_size": {"type": "integer", "minimum": 1},
+        "root": {**BASE64, "description": "The RFC 6962 root hash of the first tree_size entries"},
+        "checkpoint": {"type": "string", "description": "The signed note (C2SP tlog-checkpoint)"},
+        "published_at": DATE_TIME,
+    }
+)
+CONSISTENCY = closed(
+    {
+        "from": {"type": "integer", "minimum": 1},
+        "to": {"type": "integer", "minimum": 1},
+        "proof": {"type": "array", "items": BASE64, "description": "The RFC 9162 consistency proof"},
+    }
+)
+
 # Named schemas (components/schemas) and, per procedure, the schema of its result's data.
 SCHEMAS: dict[str, Schema] = {
     "Receipt": RECEIPT,
@@ -73,6 +104,9 @@ SCHEMAS: dict[str, Schema] = {
     "Refund": REFUND,
     "Voided": VOIDED,
     "Delivery": DELIVERY,
+    "ReceiptProof": PROOF,
+    "LogCheckpoint": CHECKPOINT,
+    "LogConsistency": CONSISTENCY,
 }
 OUTPUTS: dict[str, Schema] = {
     "getReceipt": {"oneOf": [{"$ref": "#/components/schemas/Receipt"}, {"$ref": "#/components/schemas/OrfDocument"}]},
@@ -80,4 +114,7 @@ OUTPUTS: dict[str, Schema] = {
     "updateReceiptContact": {"$ref": "#/components/schemas/ContactUpdated"},
     "refundReceipt": {"$ref": "#/components/schemas/Refund"},
     "voidReceipt": {"$ref": "#/components/schemas/Voided"},
+    "getReceiptProof": {"$ref": "#/components/schemas/ReceiptProof"},
+    "getLogCheckpoint": {"$ref": "#/components/schemas/LogCheckpoint"},
+    "getLogConsistency": {"$ref": "#/components/schemas/LogConsistency"},
 }

@@ -131,7 +131,20 @@ class QueueDepthCollector:
         yield gauge
 
 
-_registry.register(QueueDepthCollector())
+# Collectors read at scrape time, from what every process shares (the database): the
+# task queue's, and those the apps register in their AppConfig.ready() (receco.ops knows
+# no app).
+_COLLECTORS: list = [QueueDepthCollector()]
+_registry.register(_COLLECTORS[0])
+
+
+def register_collector(collector) -> None:
+    """Have every scrape read ``collector`` (a prometheus-client custom collector whose
+    ``describe`` returns [] and whose ``collect`` reads shared state); once per class."""
+    if any(type(known) is type(collector) for known in _COLLECTORS):
+        return
+    _COLLECTORS.append(collector)
+    _registry.register(collector)
 
 
 def exposition() -> tuple[bytes, str]:
@@ -140,7 +153,8 @@ def exposition() -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         MultiProcessCollector(registry)
-        registry.register(QueueDepthCollector())
+        for collector in _COLLECTORS:
+            registry.register(collector)
     else:
         registry = _registry
     return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -180,6 +180,8 @@
     });
   }
 
+  function entries(count) { return count === 1 ? "1 entry" : count + " entries"; }
+
   // --- the checks ----------------------------------------------------------------------------
 
   // {content, signature, trust, log} of a receipt file: the ORF file or a proof bundle.
@@ -250,13 +252,13 @@
     var checkpoint;
     return verifyCheckpoint(log.checkpoint, keys).then(function (found) {
       checkpoint = found;
-      add(true, "The log's checkpoint in the file (" + found.size + " receipts) is signed by Receco's published key.");
+      add(true, "The log's checkpoint in the file (" + entries(found.size) + ") is signed by Receco's published key.");
     }, function (error) {
       add(false, "The log's checkpoint in the file is not valid: " + error.message + ".");
     }).then(function () {
       if (!checkpoint) return "bad";
       if (log.tree_size !== checkpoint.size) {
-        add(false, "The inclusion proof is for a log of " + log.tree_size + " receipts, the checkpoint is of " + checkpoint.size + ".");
+        add(false, "The inclusion proof is for a log of " + entries(log.tree_size) + ", the checkpoint is of " + checkpoint.size + ".");
         return "bad";
       }
       var proof;
@@ -268,7 +270,7 @@
         return inclusionRoot(leaf, log.leaf_index, log.tree_size, proof);
       }).then(function (root) {
         if (!equal(root, checkpoint.root)) throw new Error("mismatch");
-        add(true, "The receipt is in the log, entry " + (log.leaf_index + 1) + " of " + log.tree_size + ": its inclusion proof leads to the checkpoint's root.");
+        add(true, "The receipt is entry " + log.leaf_index + " of the log, in its checkpoint of " + entries(log.tree_size) + ": its inclusion proof leads to the checkpoint's root.");
         return checkLatest(checkpoint, keys, add);
       }).catch(function () {
         add(false, "The inclusion proof does not lead to the checkpoint's root: the proof or the receipt was changed.");
@@ -313,7 +315,7 @@
     if (!published.checkpoint) return Promise.resolve("good");
     return verifyCheckpoint(published.checkpoint, keys).then(function (latest) {
       if (latest.size === checkpoint.size && !equal(latest.root, checkpoint.root)) {
-        add(false, "Receco's published checkpoint of " + latest.size + " receipts has another root than the file's: the log was rewritten.");
+        add(false, "Receco's published checkpoint of " + entries(latest.size) + " has another root than the file's: the log was rewritten.");
         return "bad";
       }
       if (latest.size <= checkpoint.size) return "good";
@@ -325,13 +327,13 @@
         return consistent(checkpoint.size, latest.size, (answer.proof || []).map(fromBase64), checkpoint.root, latest.root);
       }).then(function (ok) {
         if (ok) {
-          add(true, "The log has grown to " + latest.size + " receipts since the file was saved and still holds it unchanged: consistency proof checked.");
+          add(true, "The log has grown to " + entries(latest.size) + " since the file was saved and still holds it unchanged: consistency proof checked.");
           return "good";
         }
-        add(false, "Receco's published log of " + latest.size + " receipts does not extend the file's checkpoint: the log was rewritten.");
+        add(false, "Receco's published log of " + entries(latest.size) + " does not extend the file's checkpoint: the log was rewritten.");
         return "bad";
       }, function () {
-        add(null, "The log has grown to " + latest.size + " receipts since the file was saved; that it still holds the file's checkpoint can be checked only with Receco reachable.");
+        add(null, "The log has grown to " + entries(latest.size) + " since the file was saved; that it still holds the file's checkpoint can be checked only with Receco reachable.");
         return "good";
       });
     }, function () { return "good"; });

@@ -4,10 +4,13 @@ The suite fails on any violation and names each one; phone-sized screenshots of 
 page are kept in test-artifacts/ for a person to look at.
 """
 
+import re
+
 import pytest
 
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE, Visit
+from tests.ledger.conftest import append
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,6 +47,8 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     refunded = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}]}), keyed=True)
     voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
     void(voided, "Rung up twice", keyed=True)
+    append()  # in the log: their pages say "Verified receipt"
+    fresh = receipt_factory(token="rcpt_fresh001_aaaaaa", short_code="FRESH1")  # not yet: "Being verified"
     page, url = audit.page, live_server.url
 
     audit.visit(f"{url}/", "home")
@@ -57,11 +62,36 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     page.get_by_label("Email address").fill("ada.customer@example.com")
     page.get_by_role("button", name="Send my receipt").click()
     audit.check("receipt-sent")
+    # "Not your receipt?", from the link of the email just sent (docs/privacy.md).
+    not_mine = re.search(r"Not your receipt\? Remove this address from it: (\S+)", mailoutbox[-1].body)[1]
+    audit.visit(not_mine, "not-mine")
+    page.get_by_role("button", name="Remove my address from this receipt").click()
+    audit.check("not-mine-removed")
+    audit.visit(not_mine, "not-mine-already-removed")
+    audit.visit(not_mine[:-1] + ("A" if not_mine[-1] != "A" else "B"), "not-mine-not-valid")
+    expired = f"{url}/app/receipt/{sale.short_code}/not-mine?k={_old_key(sale)}"
+    audit.visit(expired, "not-mine-expired")
     audit.visit(refunded.receipt.public_url, "receipt-refund")
     audit.visit(voided.public_url, "receipt-voided")
+    audit.visit(fresh.public_url, "receipt-being-verified")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")
     audit.visit(f"{url}/app/receipt/not-a-code", "receipt-not-found")
     audit.assert_clean()
+
+
+def _old_key(receipt) -> str:
+    """A "Not your receipt?" key made longer ago than the contact retention (receipts.detach_links)."""
+    import time
+
+    from django.conf import settings
+    from django.core import signing
+
+    from receipts import detach_links
+
+    then = signing.b62_encode(int(time.time()) - settings.RECECO_CONTACT_RETENTION_DAYS * 86400 - 60)
+    signer = detach_links._Signer(salt=f"{detach_links.SALT}:{receipt.short_code}")
+    signer.timestamp = lambda: then
+    return signer.sign("e" + detach_links.digest("ada.customer@example.com"))
 
 
 def _sign_in(page, url, user):

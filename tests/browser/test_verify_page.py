@@ -96,10 +96,11 @@ def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, log
     expect(checks).to_contain_text("Passed: The signature matches the receipt's content")
     expect(checks).to_contain_text("Passed: The file's fingerprint (SHA-256) and signer match its signed content.")
     expect(checks).to_contain_text(
-        "Passed: The log's checkpoint in the file (3 receipts) is signed by Receco's published key."
+        "Passed: The log's checkpoint in the file (3 entries) is signed by Receco's published key."
     )
     expect(checks).to_contain_text(
-        "Passed: The receipt is in the log, entry 2 of 3: its inclusion proof leads to the checkpoint's root."
+        "Passed: The receipt is entry 1 of the log, in its checkpoint of 3 entries: "
+        "its inclusion proof leads to the checkpoint's root."
     )
     expect(_verdict(page).locator(".signed-details")).to_contain_text("Mama Put Kitchen, Lekki Phase 1")
     expect(_verdict(page).locator(".signed-details")).to_contain_text("₦1,300.00")
@@ -195,7 +196,7 @@ def test_a_file_saved_before_the_log_grew_is_held_to_the_newer_checkpoint(
     _open(page, path)
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
     expect(_checks(page)).to_contain_text(
-        "Passed: The log has grown to 5 receipts since the file was saved and still holds it unchanged: "
+        "Passed: The log has grown to 5 entries since the file was saved and still holds it unchanged: "
         "consistency proof checked."
     )
 
@@ -210,7 +211,7 @@ def test_a_log_rewritten_after_the_file_was_saved_is_caught(phone, live_server, 
     _open(page, path)
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
     expect(_checks(page)).to_contain_text(
-        "Failed: Receco's published log of 4 receipts does not extend the file's checkpoint: the log was rewritten."
+        "Failed: Receco's published log of 4 entries does not extend the file's checkpoint: the log was rewritten."
     )
 
 
@@ -311,7 +312,7 @@ def test_a_saved_file_is_verified_with_the_service_stopped(browser, tmp_path):
     fetched.clear()
     _open(page, tmp_path / "receipt.orf.json")
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
-    expect(_verdict(page)).to_contain_text("entry 1 of 1")
+    expect(_verdict(page)).to_contain_text("entry 0 of the log, in its checkpoint of 1 entry")
     assert fetched == []  # nothing asked of anyone
     assert [line for line in visit.console if "error" in line.lower()] == []
 

@@ -146,9 +146,9 @@ def test_consistency_proofs_between_two_sizes(client, logged, receipt_factory):
         assert (answer.status_code, answer.json()["error"]["message"]) == (status, message)
 
 
-def test_the_proof_of_a_log_s_only_entry_is_empty(client, receipt):
-    """No hash is needed: the leaf is the root (a query for no node is an error on PostgreSQL)."""
+def test_the_proof_of_a_log_of_one_entry_is_empty(client, receipt_factory):
+    only = receipt_factory(token="rcpt_alone000_aaaaaa", short_code="ALONE1")
     append()
-    response = client.get(f"/log/proof/{receipt.token}")
-    assert response.status_code == 200
-    assert (response.json()["leaf_index"], response.json()["tree_size"], response.json()["inclusion"]) == (0, 1, [])
+    bundle = client.get(f"/log/proof/{only.token}").json()
+    assert (bundle["leaf_index"], bundle["tree_size"], bundle["inclusion"]) == (0, 1, [])
+    verify_bundle(bundle, jwks_format.load_jwks(client.get("/.well-known/jwks.json").json()))

@@ -81,20 +81,27 @@ def test_an_owner_reads_and_changes_nothing_of_another_merchant(client, owner, m
                         assert response["Location"] == "/admin/", (method, url)
                     walked += 1
             assert model._default_manager.filter(pk=row.pk).values().get() == before, model._meta.label
-    # The action pages of keys, endpoints and merchants.
+    # The action pages of keys, endpoints, merchants and sales.
     key = theirs.api_keys.first()
     endpoint = theirs.webhook_endpoints.first()
+    sale = theirs.receipts.get()
     for url in [
         f"/admin/merchants/apikey/{key.pk}/rotate/",
         f"/admin/merchants/apikey/{key.pk}/revoke/",
         f"/admin/webhooks/endpoint/{endpoint.pk}/roll/",
         f"/admin/merchants/merchant/{theirs.pk}/usage/",
+        f"/admin/receipts/receipt/{sale.pk}/refund/",
+        f"/admin/receipts/receipt/{sale.pk}/void/",
     ]:
+        form = {"grace": "0", "what": "all", "reason": "Taken over", "refund_token": "taken_over_01", "confirm": "1"}
         for method in ("get", "post"):
-            assert getattr(client, method)(url, {"grace": "0"}).status_code == 404, (method, url)
+            assert getattr(client, method)(url, form).status_code == 404, (method, url)
     key.refresh_from_db()
     assert key.revoked_at is None
     assert key.rotated_to is None
+    sale.refresh_from_db()
+    assert sale.status == "completed"
+    assert not sale.refunds.exists()
     assert walked > 50
 
 
@@ -115,13 +122,16 @@ def test_the_operators_own_pages_are_closed_to_owners(client, owner, model):
     assert client.get(reverse(f"admin:{app_label}_{model_name}_changelist")).status_code == 403
 
 
-def test_a_member_acts_on_nothing_of_their_own_merchant(client, member, merchant, live_key):
+def test_a_member_acts_on_nothing_of_their_own_merchant(client, member, merchant, live_key, receipt):
     from webhooks.endpoints import create_endpoint
 
     endpoint = create_endpoint(merchant, "https://hooks.mama-put.example/receco")
     key = live_key.api_key
     client.force_login(member)
+    refund = {"what": "all", "reason": "Mine", "refund_token": "members_refund_01", "confirm": "1"}
     for url, data in [
+        (f"/admin/receipts/receipt/{receipt.pk}/refund/", refund),
+        (f"/admin/receipts/receipt/{receipt.pk}/void/", {"reason": "Mine"}),
         (f"/admin/merchants/apikey/{key.pk}/rotate/", {"grace": "0"}),
         (f"/admin/merchants/apikey/{key.pk}/revoke/", {}),
         (f"/admin/merchants/apikey/{key.pk}/change/", {"name": "Mine"}),
@@ -137,3 +147,5 @@ def test_a_member_acts_on_nothing_of_their_own_merchant(client, member, merchant
     assert (key.revoked_at, key.rotated_to, key.name) == (None, None, "Till 1")
     assert endpoint.url == "https://hooks.mama-put.example/receco"
     assert merchant.name == "Mama Put Kitchen"
+    receipt.refresh_from_db()
+    assert receipt.status == "completed"

@@ -1,0 +1,162 @@
+"""CPU per request through the whole WSGI stack, in one process: for comparing two commits
+on a machine that is not quiet, where bench/run.py's req/s wander with the neighbours' load.
+
+Each request is handed to Django's WSGI handler as gunicorn would hand it (middleware,
+admission in Redis, the SQL on PostgreSQL) and timed with ``time.process_time``: this
+process's CPU (Python, the ORM, psycopg), not PostgreSQL's nor Redis's. Scenarios take
+turns in rounds; the fastest and the median round are printed, in microseconds of CPU
+per request (the fastest is the least disturbed by other processes).
+
+Run it on a database that ``bench/run.py`` prepared (it reads the seeded receipts of
+``bench-shop`` and makes sales for ``bench-pos``, deleting them after):
+
+    python bench/cpu.py --database-url postgres://postgres@127.0.0.1:5432/receco_bench_10k
+
+To compare commits, run the same file against each commit's tree with ``--root``.
+"""
+
+import argparse
+import io
+import json
+import os
+import secrets
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+SEED_MERCHANT = "bench-shop"
+POS_MERCHANT = "bench-pos"
+SALE = {
+    "merchant_string_id": POS_MERCHANT,
+    "merchant_name": "Bench POS",
+    "total_amount": 130000,
+    "currency": "NGN",
+    "transaction_date": "2026-11-22T10:15:00.000Z",
+    "items": [
+        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
+    ],
+    "category": "restaurant",
+    "payment_method": "card",
+    "location": "Lekki Phase 1",
+    "status": "completed",
+}
+
+
+def main() -> None:
+    args = _arguments()
+    root = Path(args.root).resolve()
+    sys.path.insert(0, str(root))
+    os.chdir(root)
+    os.environ.update(
+        {
+            "DATABASE_URL": args.database_url,
+            "REDIS_URL": args.redis_url,
+            "RECECO_CACHE_PREFIX": "receco-bench-cpu",
+            "DJANGO_SETTINGS_MODULE": "receco.settings",
+            "DJANGO_SECRET_KEY": "bench-only-" + secrets.token_hex(16),
+            "DJANGO_DEBUG": "false",
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+            "RECECO_WEB_URL": "http://127.0.0.1:8000",
+            "RECECO_TASKS_BACKEND": "database",
+            "RECECO_RATELIMIT_ANONYMOUS": "60000000/m",
+            "RECECO_RATELIMIT_FAILED_LOOKUPS": "60000000/m",
+        }
+    )
+    from django.core.wsgi import get_wsgi_application
+    from django.db import connection
+
+    application = get_wsgi_application()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.token, r.short_code FROM receipts_receipt r JOIN merchants_merchant m ON m.id = r.merchant_id"
+            " WHERE m.string_id = %s ORDER BY r.id LIMIT %s",
+            [SEED_MERCHANT, args.requests],
+        )
+        references = cursor.fetchall()
+    if not references:
+        sys.exit(f"no receipts of {SEED_MERCHANT}: prepare the database with bench/run.py first")
+
+    scenarios = {
+        "getReceipt by short code": lambda i: _get(references[i % len(references)][1]),
+        "getReceipt by token": lambda i: _get(references[i % len(references)][0]),
+        "createReceiptFromPOS": lambda i: _post({**SALE, "token": f"cpu_{secrets.token_hex(12)}"}),
+    }
+    if args.only:
+        scenarios = {name: request for name, request in scenarios.items() if any(part in name for part in args.only)}
+    rounds: dict[str, list[float]] = {name: [] for name in scenarios}
+    try:
+        for _ in range(args.rounds):
+            for name, request in scenarios.items():
+                rounds[name].append(_cpu_per_request(application, request, args.requests))
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "DELETE FROM receipts_receipt WHERE token LIKE 'cpu\\_%%'"
+                " AND merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
+                [POS_MERCHANT],
+            )
+    print(f"root {root}  {args.requests} requests x {args.rounds} rounds, CPU µs per request")
+    print(f"  {'scenario':28} {'fastest':>8} {'median':>8}   rounds")
+    for name, figures in rounds.items():
+        rounds_text = " ".join(f"{figure:.0f}" for figure in figures)
+        print(f"  {name:28} {min(figures):8.0f} {statistics.median(figures):8.0f}   {rounds_text}")
+
+
+def _cpu_per_request(application, request, count: int) -> float:
+    statuses = []
+    started = time.process_time()
+    for i in range(count):
+        environ = request(i)
+        body = b"".join(application(environ, lambda status, headers, _=None: statuses.append(status)))
+        if not statuses[-1].startswith("200"):
+            sys.exit(f"{environ['PATH_INFO']} answered {statuses[-1]}: {body[:300]!r}")
+    return (time.process_time() - started) / count * 1e6
+
+
+def _environ(method: str, path: str, query: str = "", body: bytes = b"") -> dict:
+    return {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "127.0.0.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+    }
+
+
+def _get(reference: str) -> dict:
+    return _environ("GET", "/api/trpc/getReceipt", "input=" + quote(json.dumps({"token": reference})))
+
+
+def _post(sale: dict) -> dict:
+    return _environ("POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True, help="a database bench/run.py prepared")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/6")
+    parser.add_argument("--root", default=str(Path(__file__).resolve().parents[1]), help="the project tree to run")
+    parser.add_argument("--requests", type=int, default=2000, help="requests per scenario and round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    main()
