@@ -47,7 +47,9 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     refunded = refund(sale, validate_refund({"token": sale.token, "items": [{"index": 1, "quantity": 1}]}), keyed=True)
     voided = receipt_factory(token="rcpt_voided01_aaaaaa", short_code="VOID01")
     void(voided, "Rung up twice", keyed=True)
+    altered = receipt_factory(token="rcpt_altered1_aaaaaa", short_code="ALTER1")
     append()  # in the log: their pages say "Verified receipt"
+    type(altered).objects.filter(id=altered.id).update(total_amount=1)  # behind the service's back: "Not verified"
     fresh = receipt_factory(token="rcpt_fresh001_aaaaaa", short_code="FRESH1")  # not yet: "Being verified"
     page, url = audit.page, live_server.url
 
@@ -74,6 +76,7 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     audit.visit(refunded.receipt.public_url, "receipt-refund")
     audit.visit(voided.public_url, "receipt-voided")
     audit.visit(fresh.public_url, "receipt-being-verified")
+    audit.visit(altered.public_url, "receipt-not-verified")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")
     audit.visit(f"{url}/app/receipt/not-a-code", "receipt-not-found")
     audit.assert_clean()
