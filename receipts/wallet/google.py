@@ -42,8 +42,9 @@ def save_url(receipt: Receipt, wallet: GoogleWallet, *, now: datetime | None = N
 def save_jwt(card: Card, wallet: GoogleWallet, *, now: datetime | None = None) -> str:
     """The signed JWT of a save link: typ savetowallet, for the audience google."""
     lines = sorted((field for field in card.details if field.key in _DETAILS), key=lambda f: _DETAILS.index(f.key))
+    issued = now or timezone.now()
     while True:
-        token = _signed(_claims(card, lines, wallet, now or timezone.now()), wallet)
+        token = _signed(_claims(card, lines, wallet, issued), wallet)
         if len(SAVE_URL) + len(token) <= LINK_LENGTH or not lines:
             return token
         lines.pop()
