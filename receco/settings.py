@@ -5,7 +5,8 @@ local-memory cache. Production sets DATABASE_URL, REDIS_URL, DJANGO_SECRET_KEY,
 DJANGO_ALLOWED_HOSTS and RECECO_WEB_URL. Every reader fails at start-up with a message
 naming its variable (receco.lib.env).
 
-Sections, by concern: project, web, database, cache, security, limits, delivery, operations.
+Sections, by concern: project, web, database, cache, security, limits, delivery, wallet
+passes, operations.
 """
 
 import ipaddress
@@ -336,6 +337,8 @@ RECECO_RATELIMIT_TEST_MERCHANTS = envrate("RECECO_RATELIMIT_TEST_MERCHANTS", "20
 RECECO_CONTACT_FORM_RATE = envrate("RECECO_CONTACT_FORM_RATE", "10/h")
 # Asking for dashboard password reset emails, per client address.
 RECECO_PASSWORD_RESET_RATE = envrate("RECECO_PASSWORD_RESET_RATE", "5/h")
+# Wallet passes (Apple's .pkpass, Google's save link) per client address (django-ratelimit).
+RECECO_WALLET_PASS_RATE = envrate("RECECO_WALLET_PASS_RATE", "60/h")
 
 # --- Delivery: the task runner, email, text messages, and how often to send -----------
 
@@ -409,6 +412,29 @@ RECECO_CONTACT_RETENTION_DAYS = envint("RECECO_CONTACT_RETENTION_DAYS", 180, min
 # Receipts themselves are deleted this many years after they were issued (a sale with its
 # refunds, once the youngest is): the six years tax law keeps the fiscal record.
 RECECO_RECEIPT_RETENTION_YEARS = envint("RECECO_RECEIPT_RETENTION_YEARS", 6, minimum=1)
+# --- Wallet passes (receipts.wallet; docs/wallet.md) ----------------------------------
+
+# "Add to Apple Wallet": a .pkpass signed with the operator's Pass Type ID certificate.
+# All of these, or none: none leaves the button out. Each PEM may be given inline or as
+# a file (*_FILE); Apple's WWDR intermediate certificate may also be the DER file Apple
+# serves. receipts.wallet.credentials reads them and stops start-up naming what is wrong.
+RECECO_APPLE_WALLET_PASS_TYPE_ID = envstr("RECECO_APPLE_WALLET_PASS_TYPE_ID")
+RECECO_APPLE_WALLET_TEAM_ID = envstr("RECECO_APPLE_WALLET_TEAM_ID")
+RECECO_APPLE_WALLET_CERTIFICATE = envstr("RECECO_APPLE_WALLET_CERTIFICATE")
+RECECO_APPLE_WALLET_CERTIFICATE_FILE = envstr("RECECO_APPLE_WALLET_CERTIFICATE_FILE")
+RECECO_APPLE_WALLET_KEY = envstr("RECECO_APPLE_WALLET_KEY")
+RECECO_APPLE_WALLET_KEY_FILE = envstr("RECECO_APPLE_WALLET_KEY_FILE")
+RECECO_APPLE_WALLET_KEY_PASSWORD = envstr("RECECO_APPLE_WALLET_KEY_PASSWORD")
+RECECO_APPLE_WALLET_WWDR_CERTIFICATE = envstr("RECECO_APPLE_WALLET_WWDR_CERTIFICATE")
+RECECO_APPLE_WALLET_WWDR_CERTIFICATE_FILE = envstr("RECECO_APPLE_WALLET_WWDR_CERTIFICATE_FILE")
+# "Add to Google Wallet": a save link holding a JWT signed with a Google Cloud service
+# account's key (its JSON key file, inline or as a file) for the Wallet issuer id. Both,
+# or neither: neither leaves the button out.
+RECECO_GOOGLE_WALLET_ISSUER_ID = envstr("RECECO_GOOGLE_WALLET_ISSUER_ID")
+RECECO_GOOGLE_WALLET_SERVICE_ACCOUNT = envstr("RECECO_GOOGLE_WALLET_SERVICE_ACCOUNT")
+RECECO_GOOGLE_WALLET_SERVICE_ACCOUNT_FILE = envstr("RECECO_GOOGLE_WALLET_SERVICE_ACCOUNT_FILE")
+# The origins the save link may be used from (the JWT's "origins").
+RECECO_GOOGLE_WALLET_ORIGINS = envlist("RECECO_GOOGLE_WALLET_ORIGINS", [RECECO_WEB_URL])
 
 # --- Webhooks (webhooks; docs/webhooks.md) ------------------------------------------------
 

@@ -12,4 +12,6 @@ urlpatterns = [
     path("receipt/<str:reference>/send", views.send, name="send"),
     re_path(r"^receipt/(?P<reference>[^/]+)/qr\.(?P<kind>png|svg)$", views.qr_image, name="qr"),
     path("receipt/<str:reference>/receipt.orf.json", views.orf_document, name="orf"),
+    path("receipt/<str:reference>/wallet/receipt.pkpass", views.apple_pass, name="apple_pass"),
+    path("receipt/<str:reference>/wallet/google", views.google_pass, name="google_pass"),
 ]

@@ -1,5 +1,6 @@
 """The customer web app: the scan page, the receipt page with its "send me this" form,
-and QR images of receipt links, mounted under /app/; and the site's front page, /."""
+QR images of receipt links and the receipt's wallet passes, mounted under /app/; and the
+site's front page, /."""
 
 import re
 from collections.abc import Callable
@@ -7,7 +8,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
@@ -31,6 +32,7 @@ from receipts.display import origin, receipt_context
 from receipts.forms import ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
+from receipts.wallet import apple, credentials, google
 
 # How often, and how many times, the page of a receipt that has not arrived yet looks
 # again (static/receipts/recheck.js): every 30 seconds for 10 minutes.
@@ -210,6 +212,53 @@ def qr_image(request: HttpRequest, receipt: Receipt, kind: str) -> HttpResponse:
     return _qr_headers(HttpResponse(body, content_type=_QR_TYPES[kind]), qr.etag(url, kind))
 
 
+def _wallet(loader: Callable[[], object]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Hand the view the wallet's credentials (``loader()``), or answer 404 before any
+    look-up when the operator has not configured that wallet."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, reference: str) -> HttpResponse:
+            wallet = loader()
+            if wallet is None:
+                raise Http404("This wallet is not offered here.")
+            return view(request, reference=reference, wallet=wallet)
+
+        return wrapper
+
+    return decorate
+
+
+@csp
+@require_safe
+@_wallet(credentials.apple)
+@_with_receipt
+def apple_pass(request: HttpRequest, receipt: Receipt, wallet: credentials.AppleWallet) -> HttpResponse:
+    """The receipt as a signed Apple Wallet pass: Safari opens it in Wallet's "Add" sheet."""
+    if _wallet_limited(request):
+        return _wallet_refused(request, receipt)
+    response = HttpResponse(apple.pkpass(receipt, wallet), content_type=apple.MEDIA_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="receipt-{receipt.short_code}.pkpass"'
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
+@csp
+@require_safe
+@_wallet(credentials.google)
+@_with_receipt
+def google_pass(request: HttpRequest, receipt: Receipt, wallet: credentials.GoogleWallet) -> HttpResponse:
+    """To Google Wallet's page that saves the receipt's pass: the signed link is made
+    when asked for, not with every view of the receipt."""
+    if _wallet_limited(request):
+        return _wallet_refused(request, receipt)
+    response = redirect(google.save_url(receipt, wallet))
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a page a customer understands (the form was open too long, or cookies are off)."""
     return render(request, "receipts/csrf_failure.html", status=403)
@@ -218,7 +267,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 # --- helpers ------------------------------------------------------------------------
 
 
-def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, status: int = 200) -> HttpResponse:
+def _render_receipt(
+    request: HttpRequest, receipt: Receipt, form: ContactForm, status: int = 200, **extra
+) -> HttpResponse:
     context = receipt_context(receipt)
     if context["logo_url"]:
         request.csp_img_origins.append(origin(context["logo_url"]))
@@ -229,6 +280,7 @@ def _render_receipt(request: HttpRequest, receipt: Receipt, form: ContactForm, s
         scan_host=settings.RECECO_WEB_URL.split("://", 1)[1],
         phone_example=phone_example(),
         log=standing(receipt),
+        **extra,
     )
     response = render(request, "receipts/receipt.html", context, status=status)
     # Holds a CSRF token and, after sending, a personal confirmation: never shared caches.
@@ -285,13 +337,35 @@ def _form_limited(request: HttpRequest) -> bool:
     Fails open when the shared cache is down: customers still get their receipts, and
     the per-receipt delivery limit, kept in the database, still holds.
     """
+    return _client_limited(request, "receipts.send", settings.RECECO_CONTACT_FORM_RATE)
+
+
+def _wallet_limited(request: HttpRequest) -> bool:
+    """Count one wallet pass, of either wallet, against RECECO_WALLET_PASS_RATE for the
+    client; fails open as the send form's limit does."""
+    return _client_limited(request, "receipts.wallet", settings.RECECO_WALLET_PASS_RATE)
+
+
+def _client_limited(request: HttpRequest, group: str, rate: str) -> bool:
+    """Count one request of ``group`` against ``rate`` for the client's address
+    (django-ratelimit, in the shared cache); False when the cache cannot be reached."""
 
     def count() -> bool:
         ip = client_ip(request)
-        rate = settings.RECECO_CONTACT_FORM_RATE
-        return is_ratelimited(request, group="receipts.send", key=lambda _g, _r: ip, rate=rate, increment=True)
+        return is_ratelimited(request, group=group, key=lambda _g, _r: ip, rate=rate, increment=True)
 
     return sharedcache.guarded("rate limiting", count, False)
+
+
+def _wallet_refused(request: HttpRequest, receipt: Receipt) -> HttpResponse:
+    """The receipt page again, 429, the refusal stating the limit beside the wallet buttons."""
+    metrics.rate_limit_refused("wallet_pass")
+    rate = parse_rate(settings.RECECO_WALLET_PASS_RATE)
+    words = (
+        f"Too many wallet passes asked for from your network: at most {rate.describe()}. Wait a while, then try again."
+    )
+    response = _render_receipt(request, receipt, ContactForm(), status=429, wallet_error=words)
+    return _retry_after(response, rate.window)
 
 
 def _qr_headers(response: HttpResponse, etag: str) -> HttpResponse:
