@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from merchants.admission.admit import Admission
-from merchants.sales import authorize_changes, merchant_for_sale
+from merchants.sales import authorize_changes, issuer, merchant_for_sale
 from receco.errors import InvalidInput
 from receco.lib.trpc import mutation, query
 from receipts import orf, writer
@@ -52,9 +52,10 @@ def get_receipt(call: Call) -> dict:
     if values.get("format") not in FORMATS:
         raise InvalidInput('format: Must be "orf", or absent for the receipt as it is')
     receipt = find_receipt(token, call.admission, replica=True)
+    merchant = issuer(receipt.merchant_id, call.admission.version)
     if values.get("format") == "orf":
-        return orf.document(receipt, receipt.merchant)
-    return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id))
+        return orf.document(receipt, merchant)
+    return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id), merchant=merchant)
 
 
 @mutation("createReceiptFromPOS")

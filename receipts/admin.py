@@ -3,6 +3,7 @@ searchable by short code, token or email, exportable as CSV."""
 
 import csv
 import json
+import re
 
 from django.contrib import admin
 from django.http import StreamingHttpResponse
@@ -13,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from merchants.scoping import MerchantScopedAdmin
 from merchants.zones import dashboard_time, local_time
 from receipts import display
+from receipts.documents import title
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -38,7 +40,11 @@ CSV_COLUMNS = [
     ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
     ("created_at", lambda r: iso_utc(r.created_at)),
     ("created_at_local", lambda r: local_time(r.created_at, r.merchant.time_zone, "Y-m-d H:i")),
+    ("receipt_number", lambda r: r.receipt_number or ""),
 ]
+
+# A receipt number as printed: its series (prefix, till, year, TEST- first) and number.
+_NUMBER = re.compile(r"(?P<series>[A-Z0-9]+(?:-[A-Z0-9]+){1,3})-(?P<number>[0-9]{1,18})")
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
 # injection"); item names and locations are free text from the POS.
@@ -116,19 +122,21 @@ class _Echo:
 class ReceiptAdmin(MerchantScopedAdmin):
     list_title = "Receipts"
     list_display = [
-        "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
-        "received",
+        "short_code", "receipt_no", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode",
+        "customer_email", "received",
     ]  # fmt: skip
     list_filter = [ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SetAsideFilter]
     list_select_related = ["merchant"]
     # "=" is an exact, case-insensitive match: the unique indexes answer short codes and tokens.
     search_fields = ["=short_code", "=token", "customer_email"]
-    search_help_text = "A short code, a token, or (part of) a customer's email address."
+    search_help_text = "A short code, a receipt number, a token, or (part of) a customer's email address."
     # Counting a large table on every page costs more than the page itself.
     show_full_result_count = False
     actions = ["export_csv"]
     fields = [
         "short_code",
+        "receipt_no",
+        "document_title",
         "token",
         "merchant",
         "merchant_name",
@@ -153,6 +161,23 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "set_aside",
     ]
     readonly_fields = fields
+
+    def get_search_results(self, request, queryset, search_term):
+        # A receipt number (MP-2026-000123) is its series and its number: the index of both answers it.
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        found = _NUMBER.fullmatch(search_term.strip().upper())
+        if found is None:
+            return results, duplicates
+        numbered = queryset.filter(number_series=found["series"], number=int(found["number"]))
+        return results | numbered, duplicates
+
+    @admin.display(description="number")
+    def receipt_no(self, receipt):
+        return receipt.receipt_number or "—"
+
+    @admin.display(description="title")
+    def document_title(self, receipt):
+        return title(receipt)
 
     @admin.display(description="sale date", ordering="transaction_date")
     def sale_date(self, receipt):
@@ -214,7 +239,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
             (
                 (
                     reverse("admin:receipts_receipt_change", args=[r.pk]),
-                    r.short_code,
+                    r.receipt_number or r.short_code,
                     format_amount(r.total_amount, r.currency),
                 )
                 for r in refunds
