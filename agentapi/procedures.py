@@ -9,7 +9,7 @@ from django.http import HttpRequest
 
 from ledger import bundles, proofs, trust
 from merchants.admission.admit import Admission
-from merchants.sales import authorize_changes, merchant_for_sale
+from merchants.sales import authorize_changes, issuer, merchant_for_sale
 from receco.errors import InvalidInput, NotFound, NotYet
 from receco.lib.trpc import mutation, query
 from receipts import writer
@@ -53,9 +53,10 @@ def get_receipt(call: Call) -> dict:
     if values.get("format") not in FORMATS:
         raise InvalidInput('format: Must be "orf", or absent for the receipt as it is')
     receipt = find_receipt(token, call.admission, replica=True)
+    merchant = issuer(receipt.merchant_id, call.admission.version)
     if values.get("format") == "orf":
         return trust.document(receipt)
-    return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id))
+    return receipt_data(receipt, reveal_contact=call.admission.speaks_for(receipt.merchant_id), merchant=merchant)
 
 
 @mutation("createReceiptFromPOS")

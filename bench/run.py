@@ -73,6 +73,8 @@ RECEIPT_FIELDS = {
     # The whole receipt: its breakdown, card, and refunds.
     "subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details", "receipt_type", "refund_of",
     "refunds",
+    # What a tax receipt states: its number and what it is.
+    "receipt_number", "title", "merchant_registration_number",
 }  # fmt: skip
 
 # Settings for the project's processes. The limits are raised far above what two cores

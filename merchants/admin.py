@@ -47,6 +47,7 @@ class MerchantAdmin(MerchantScopedAdmin):
     owner_fields = [
         "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
         "tax_id", "registration_number", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
+        "receipt_prefix",
     ]  # fmt: skip
     fieldsets = [
         (None, {"fields": ["string_id", "status", "is_test"]}),
@@ -69,6 +70,14 @@ class MerchantAdmin(MerchantScopedAdmin):
             },
         ),
         ("At the foot of every receipt", {"fields": ["return_policy", "receipt_footer"]}),
+        (
+            "Receipt numbers",
+            {
+                "fields": ["receipt_prefix"],
+                "description": "Every receipt takes the next number of its series: MP-2026-000123, or "
+                "MP-TILL3-2026-000045 for a sale that names its till. Test receipts are numbered apart (TEST-…).",
+            },
+        ),
         ("API", {"fields": ["require_api_key"]}),
         ("Record", {"fields": ["created", "updated"]}),
     ]

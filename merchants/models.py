@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
+from merchants.numbering import default_prefix, normalize_prefix, validate_prefix
 from merchants.registration import normalize_registration_number, validate_registration_number
 from receco.errors import Forbidden
 from receco.lib.queries import get_by
@@ -134,6 +135,14 @@ class Merchant(models.Model):
         validators=[validate_registration_number],
         help_text="CAC: RC, BN or IT and its digits, e.g. RC1234567 (spaces and dashes are left out).",
     )
+    receipt_prefix = models.CharField(
+        "receipt number prefix",
+        max_length=10,
+        blank=True,
+        validators=[validate_prefix],
+        help_text="Begins every receipt number: MP gives MP-2026-000123. Capitals and digits; blank: the first "
+        "letters of the merchant id. A new prefix starts a new series at 1.",
+    )
     country = models.CharField(max_length=2, default=DEFAULT_COUNTRY, validators=[validate_country])
     time_zone = models.CharField(
         max_length=64,
@@ -163,7 +172,13 @@ class Merchant(models.Model):
     def clean_fields(self, exclude=None):
         # Normalized before the validators see it: "RC 1234567" is RC1234567, not an error.
         self.registration_number = normalize_registration_number(self.registration_number)
+        self.receipt_prefix = normalize_prefix(self.receipt_prefix)
         super().clean_fields(exclude)
+
+    @property
+    def number_prefix(self) -> str:
+        """What its receipt numbers begin with: the prefix it chose, else one from its id."""
+        return self.receipt_prefix or default_prefix(self.string_id)
 
     @property
     def is_suspended(self) -> bool:

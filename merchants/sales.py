@@ -51,6 +51,20 @@ def _find(string_id: str, display_name: str | None, version: str | None) -> Merc
     return merchant
 
 
+def issuer(merchant_id: int, version: str | None) -> Merchant:
+    """The merchant with this id, as its record is now (the identity its receipts state:
+    getReceipt's registration number), remembered under ``version`` or read now (and
+    remembered): no query on most calls. For reading only.
+
+    Raises Merchant.DoesNotExist."""
+    remembered = memory.merchants_by_id.recall(merchant_id, version) if version is not None else None
+    if remembered is not None:
+        return remembered[0]
+    merchant = Merchant.objects.get(pk=merchant_id)
+    memory.merchants_by_id.remember(merchant_id, merchant, version)
+    return merchant
+
+
 def saved_test_merchant(merchant: Merchant) -> Merchant:
     """``merchant``, a new test merchant of ``merchant_for_sale``, saved (with its sale's
     receipt, in that transaction); the one saved meanwhile by a racing first sale of it

@@ -4,9 +4,11 @@ pages of a sale, for its owners (receipts.refund_pages)."""
 
 import csv
 import json
+import re
 from datetime import date
 
 from django.contrib import admin
+from django.db.models import Q
 from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -16,6 +18,7 @@ from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time, local_time
 from receipts import display, refund_pages
+from receipts.documents import title
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -42,7 +45,22 @@ CSV_COLUMNS = [
     ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
     ("created_at", lambda r: iso_utc(r.created_at)),
     ("created_at_local", lambda r: local_time(r.created_at, r.merchant.time_zone, "Y-m-d H:i")),
+    ("receipt_number", lambda r: r.receipt_number or ""),
 ]
+
+# A receipt number as printed: its series (prefix, till, year, TEST- first) and number.
+# A receipt number as printed: its series (MP-2026, MP-TILL3-2026, TEST-MP-2026) and six
+# digits or more, so that a day typed as 2026-11-22 is not read as one.
+_NUMBER = re.compile(r"(?P<series>[A-Z0-9]+(?:-[A-Z0-9]+){1,3})-(?P<number>[0-9]{6,18})")
+
+
+def _numbered(typed: str) -> Q | None:
+    """The receipt a typed receipt number names, as a filter; None when it names none."""
+    found = _NUMBER.fullmatch(typed.strip().upper())
+    if found is None:
+        return None
+    return Q(number_series=found["series"], number=int(found["number"]))
+
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
 # injection"); item names and locations are free text from the POS.
@@ -181,25 +199,28 @@ class _Echo:
 class ReceiptAdmin(MerchantScopedAdmin):
     list_title = "Receipts"
     list_display = [
-        "short_code", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode", "customer_email",
-        "received",
+        "short_code", "receipt_no", "merchant_name", "amount", "sale_date", "kind", "status_words", "mode",
+        "customer_email", "received",
     ]  # fmt: skip
     list_filter = [
         ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SaleDaysFilter, SetAsideFilter,
     ]  # fmt: skip
     list_select_related = ["merchant"]
-    # What the box finds is receipts.search's, each reading an indexed exact look-up; a
-    # short code or token that finds one receipt opens it.
+    # What the box finds is receipts.search's, each reading an indexed exact look-up, and a
+    # receipt number (its series and number: one index answers both); a short code, token
+    # or number that finds one receipt opens it.
     search_fields = ["short_code"]  # for Django to show the box; get_search_results searches
     search_help_text = (
-        "A receipt code or token, an amount (19,522.50), a card's last 4 digits, the customer's email or phone, "
-        "a day (2026-11-22) or days (2026-11-20 to 2026-11-22)."
+        "A receipt code, number (MP-2026-000123) or token, an amount (19,522.50), a card's last 4 digits, "
+        "the customer's email or phone, a day (2026-11-22) or days (2026-11-20 to 2026-11-22)."
     )
     # Counting a large table on every page costs more than the page itself.
     show_full_result_count = False
     actions = ["export_csv"]
     fields = [
         "short_code",
+        "receipt_no",
+        "document_title",
         "token",
         "merchant",
         "merchant_name",
@@ -228,6 +249,9 @@ class ReceiptAdmin(MerchantScopedAdmin):
     def get_search_results(self, request, queryset, search_term):
         if not search_term.strip():
             return queryset, False
+        numbered = _numbered(search_term)
+        if numbered is not None:
+            return queryset.filter(numbered), False
         days = typed_days(search_term)
         if days is not None:
             return queryset.filter(sale_days(*days, _zones(request))), False
@@ -235,12 +259,15 @@ class ReceiptAdmin(MerchantScopedAdmin):
         return (queryset.filter(term.query) if term else queryset.none()), False
 
     def changelist_view(self, request, extra_context=None):
-        # A code typed at the counter, or a token scanned, opens its sale in one step.
-        term = read_term(request.GET.get("q", "")) if set(request.GET) == {"q"} else None
-        if term is not None and term.reference is not None:
-            found = list(self.get_queryset(request).filter(term.reference).values_list("pk", flat=True)[:2])
-            if len(found) == 1:
-                return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
+        # A code typed at the counter, a number read out or a token scanned opens its sale in one step.
+        if set(request.GET) == {"q"}:
+            typed = request.GET["q"]
+            term = read_term(typed)
+            query = _numbered(typed) or (term.reference if term is not None else None)
+            if query is not None:
+                found = list(self.get_queryset(request).filter(query).values_list("pk", flat=True)[:2])
+                if len(found) == 1:
+                    return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):
@@ -264,6 +291,14 @@ class ReceiptAdmin(MerchantScopedAdmin):
             extra_context["can_refund"] = refund_pages.refund_blocker(sale) is None
             extra_context["can_void"] = refund_pages.void_blocker(sale) is None
         return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="number")
+    def receipt_no(self, receipt):
+        return receipt.receipt_number or "—"
+
+    @admin.display(description="title")
+    def document_title(self, receipt):
+        return title(receipt)
 
     @admin.display(description="sale date", ordering="transaction_date")
     def sale_date(self, receipt):
@@ -332,7 +367,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
             (
                 (
                     reverse("admin:receipts_receipt_change", args=[r.pk]),
-                    r.short_code,
+                    r.receipt_number or r.short_code,
                     format_amount(r.total_amount, r.currency),
                     f" ({given_back(r)})" if given_back(r) else "",
                 )

@@ -17,6 +17,7 @@ from receipts import writer
 from receipts.claims import check_token, requested_short_code
 from receipts.codes import new_short_code, new_token
 from receipts.models import Receipt
+from receipts.numbering import series_name
 from receipts.validation import sale_fingerprint
 
 # A receipt made without a key that holds the short code a keyed sale asks for is set
@@ -77,13 +78,15 @@ def create_receipt(
 def _receipt_values(
     merchant: Merchant, sale: dict, *, livemode: bool, keyed: bool, admission: Admission | None
 ) -> dict:
-    """Every column of the sale's receipt but its merchant: the short code the one
-    requested if the caller may have it tried (receipts.claims), else a fresh one."""
+    """Every column of the sale's receipt but its merchant and number: the short code the
+    one requested if the caller may have it tried (receipts.claims), else a fresh one; the
+    series it is numbered in, its till's when it names one (receipts.numbering)."""
     # The merchant's name, logo and colour are its record's, unless it is a test-
     # merchant, which belongs to nobody and shows what its sales say.
     branded = sale if merchant.belongs_to_nobody else {}
     token = sale["token"] or new_token()
     may_probe = admission is None or admission.may_probe_short_codes()
+    livemode = livemode and not merchant.is_test
     return {
         "token": token,
         "short_code": requested_short_code(sale["short_code"], token, may_probe=may_probe) or new_short_code(),
@@ -98,12 +101,13 @@ def _receipt_values(
         "payment_method": sale["payment_method"],
         "location": sale["location"],
         "status": sale["status"],
-        "livemode": livemode and not merchant.is_test,
+        "livemode": livemode,
         "keyed": keyed,
         "customer_email": sale["customer_email"],
         "customer_phone": sale["customer_phone"],
         "details": {name: sale[name] for name in SALE_DETAILS if sale.get(name) is not None} or None,
         "fingerprint": sale_fingerprint(sale),
+        "number_series": series_name(merchant, livemode=livemode, terminal_id=sale.get("terminal_id")),
     }
 
 

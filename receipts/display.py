@@ -195,6 +195,7 @@ class RefundEntry:
     """One refund of a sale, as its page lists it."""
 
     short_code: str
+    number: str | None  # its receipt number; None for a refund stored before numbering
     url: str
     amount: str
     items: list[str]  # "Jollof rice × 1", what came back; empty for a refund of an amount
@@ -204,10 +205,12 @@ def _refunds(sale: Receipt, entries: list[dict]) -> list[RefundEntry]:
     """The sale's refunds with the items each gave back (one query, when it has any)."""
     if not entries:
         return []
-    refunds = Receipt.objects.using(sale._state.db).filter(refund_of=sale).only("token", "items", "details")
+    refunds = Receipt.objects.using(sale._state.db).filter(refund_of=sale)
+    refunds = refunds.only("token", "items", "details", "number_series", "number")
     names = [str(item.get("name", "")) for item in sale.items]
-    items = {}
+    items, numbers = {}, {}
     for refund in refunds:
+        numbers[refund.token] = refund.receipt_number
         items[refund.token] = [
             f"{names[line['index']]} × {line['quantity']}"
             for line in refund.detail("lines") or []
@@ -216,6 +219,7 @@ def _refunds(sale: Receipt, entries: list[dict]) -> list[RefundEntry]:
     return [
         RefundEntry(
             short_code=entry["short_code"],
+            number=numbers.get(entry["token"]),
             url=_page(entry["token"]),
             amount=format_amount(entry["amount"], sale.currency),
             items=items.get(entry["token"], []),

@@ -9,6 +9,8 @@ client knows; the rest follow them.
 
 from dataclasses import dataclass
 
+from receipts.documents import RECEIPT, REFUND_RECEIPT, VAT_RECEIPT, VOIDED
+
 Schema = dict
 
 # Where a field's value comes from.
@@ -18,6 +20,8 @@ CONTACT = "contact"  # personal data: masked unless the caller holds the merchan
 DETAIL = "detail"  # an entry of Receipt.details: null when absent
 DETAILS = "details"  # a list in Receipt.details: [] when absent
 PAYMENT = "payment"  # the payment details in Receipt.details, their known entries only
+TITLE = "title"  # what the document is, from what it holds (receipts.documents.title)
+ISSUER = "issuer"  # the merchant's record as it is now: the identity the receipt states
 
 DATE_TIME = {"type": "string", "format": "date-time", "description": "ISO 8601 UTC with milliseconds"}
 AMOUNT = {"type": "integer", "minimum": 0, "description": "Minor units (kobo, cents)"}
@@ -116,4 +120,24 @@ RECEIPT_FIELDS = (
     Field("receipt_type", {"enum": ["sale", "refund"]}),
     Field("refund_of", {**TEXT_OR_NULL, "description": "A refund's sale, by token"}, DETAIL),
     Field("refunds", {"type": "array", "items": REFUND_ENTRY}, DETAILS),
+    # What a tax receipt states: its number and what it is.
+    Field(
+        "receipt_number",
+        {
+            **TEXT_OR_NULL,
+            "description": "MP-2026-000123: the next number of its series (the merchant's, or its till's when the "
+            "sale named one; TEST- first for a test receipt); null for receipts stored before numbering",
+        },
+    ),
+    Field("title", {"enum": [RECEIPT, VAT_RECEIPT, REFUND_RECEIPT, VOIDED]}, TITLE),
+    Field(
+        "merchant_registration_number",
+        {
+            **TEXT_OR_NULL,
+            "description": "The merchant's CAC registration number (RC1234567), as its record is now; null when it "
+            "has none",
+        },
+        ISSUER,
+        attribute="registration_number",
+    ),
 )

@@ -10,17 +10,17 @@ the deliveries of the receipt to a contact the customer gave), and the writer
 - in the change's transaction each hook that wants it ``write``s its rows, and what it
   returns is kept under its ``name`` in ``Written.outcomes``; a hook that raises undoes
   the whole change (messaging's daily limits refuse a contact that way);
-- a sale, the one change that must stay fast, skips the transaction when it can: a sale
-  no hook wants is a lone INSERT, and on PostgreSQL a sale whose every wanting hook can
-  say its rows as SQL (``statement``) is ONE statement, the receipt's INSERT and their
-  CTEs together;
+- a sale, the one change that must stay fast, skips the transaction when it can: on
+  PostgreSQL a sale no hook wants is one statement (its number's upsert and its INSERT),
+  and a sale whose every wanting hook can say its rows as SQL (``statement``) is still
+  ONE statement, the receipt's number and INSERT and their CTEs together;
 - once the change has committed, each hook ``told`` of its kind hears of it
   (``committed``), whether it wanted the change or not: a hook that adds no rows (the
   log's, which wakes its appender) costs a sale nothing more than that call.
 
 Later additions to a sale fit the same shape: a row per receipt in an append-only log is
-a hook whose ``statement`` inserts it from ``r``; what receipts itself adds (a number
-per merchant, a signature) is the writer's own part of the same statement.
+a hook whose ``statement`` inserts it from ``r``; what receipts itself adds (its number,
+a signature) is the writer's own part of the same statement.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ class Change:
     """One change the writer makes to a receipt row, as hooks see it.
 
     ``receipt`` is the receipt as it is after the change, saved, except in ``statement``,
-    where it is the new sale's, complete but for its id (``r.id`` in the statement).
+    where it is the new sale's, complete but for its id and number (``r.id`` and
+    ``r.number`` in the statement; its ``number_series`` is known).
     ``merchant`` is its merchant when the caller holds that object (a hook may keep what
     it learns about the merchant on it), else None. ``email`` and ``phone`` are the
     customer's contact this change gives the receipt (a sale's, a contact update's, the

@@ -11,6 +11,7 @@ from django.urls import reverse
 from merchants.colors import validate_accent_color
 from receco.lib.queries import get_by
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
+from receipts.numbering import receipt_number
 
 if TYPE_CHECKING:
     from receipts.codes import Reference
@@ -71,6 +72,10 @@ class Receipt(models.Model):
     # SHA-256 of the creation request (short code excluded): a replay of the same
     # token with the same content is answered idempotently, different content is 409.
     fingerprint = models.CharField(max_length=64, editable=False)
+    # Its number, ``number`` of the series ``number_series`` (receipts.numbering), drawn
+    # by the writer as the row is inserted; both null for receipts stored before numbers.
+    number_series = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    number = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -94,6 +99,14 @@ class Receipt(models.Model):
             # A day or days of one merchant's sales: the search and the sale date filter.
             models.Index(fields=["merchant", "transaction_date"], name="receipt_merchant_sold"),
         ]
+        constraints = [
+            # No number twice, whatever the counter says; also the dashboard's search by number.
+            models.UniqueConstraint(
+                fields=["merchant", "number_series", "number"],
+                condition=models.Q(number__isnull=False),
+                name="receipt_merchant_number_unique",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.short_code} {self.merchant_name}"
@@ -104,6 +117,11 @@ class Receipt(models.Model):
     @property
     def is_test(self) -> bool:
         return not self.livemode
+
+    @property
+    def receipt_number(self) -> str | None:
+        """``MP-2026-000123``, or None for a receipt stored before receipts were numbered."""
+        return receipt_number(self.number_series, self.number)
 
     @property
     def receipt_type(self) -> str:
@@ -124,6 +142,28 @@ class Receipt(models.Model):
         chose or checked, never the token, which a POS may have chosen to say anything it
         likes ("Call-0803…-to-claim-your-prize"). It leads to ``public_url``."""
         return f"{settings.RECECO_WEB_URL}/app/receipt/{self.short_code}"
+
+
+class ReceiptSeries(models.Model):
+    """A series of receipt numbers (receipts.numbering): the last number its merchant
+    gave in it. The writer takes the next one as it inserts a receipt, which locks this
+    row (and only this one) until the receipt is stored."""
+
+    merchant = models.ForeignKey(
+        "merchants.Merchant", on_delete=models.CASCADE, related_name="+", db_index=False
+    )  # the constraint below leads with it
+    name = models.CharField(max_length=64)
+    last = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "receipt series"
+        constraints = [
+            # The conflict target of the upsert that draws every receipt's number.
+            models.UniqueConstraint(fields=["merchant", "name"], name="receiptseries_merchant_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.last}"
 
 
 class Void(models.Model):

@@ -6,7 +6,7 @@ Amounts are in major units by the currency's exponent (130000 NGN -> 1300.0; JPY
 tax rates are fractions (7.5 % -> 0.075), the merchant is named by its legal identity.
 A refund's tax lines are its share of its sale's, and its payment the sale's card, which
 the money goes back to. What ORF has no field for (the short code, the title, subtotal,
-discount, tip, the last digits of the card, the refunds and the items they gave back) is
+discount, tip, the receipt's number, the last digits of the card, the refunds and the items they gave back) is
 kept under ``extensions.receco``.
 """
 
@@ -89,6 +89,7 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
         EXTENSION: {
             "token": receipt.token,
             "short_code": receipt.short_code,
+            "receipt_number": receipt.receipt_number,
             "status": receipt.status,
             "title": title(receipt),
             "livemode": receipt.livemode,

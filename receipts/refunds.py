@@ -24,6 +24,7 @@ from receipts.claims import check_token
 from receipts.codes import TOKEN_FORM_MESSAGE, TOKEN_MAX_LENGTH, TOKEN_RE, new_token
 from receipts.creation import TOKEN_CONFLICT, Created
 from receipts.models import Receipt, Void
+from receipts.numbering import series_name
 from receipts.representation import iso_utc
 from receipts.validation import MAX_AMOUNT, MAX_ITEMS, StrictCharField, StrictIntegerField, errors_message
 
@@ -219,7 +220,8 @@ def _line(name: str, quantity: int, unit_price: int, sku: str | None = None) -> 
 
 
 def _refund_values(sale: Receipt, token: str, plan: RefundPlan, reason, fingerprint: str, *, keyed: bool) -> dict:
-    """Every column of the refund receipt but its short code."""
+    """Every column of the refund receipt but its short code and number: it is numbered
+    in its merchant's series (it names no till)."""
     details = {"refund_of": sale.token, "refund_of_short_code": sale.short_code, "lines": plan.lines}
     if reason:
         details["reason"] = reason
@@ -244,6 +246,7 @@ def _refund_values(sale: Receipt, token: str, plan: RefundPlan, reason, fingerpr
         "details": details,
         "refund_of": sale,
         "fingerprint": fingerprint,
+        "number_series": series_name(sale.merchant, livemode=sale.livemode),
     }
 
 

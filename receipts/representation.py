@@ -10,9 +10,21 @@ written out by hand.
 from datetime import UTC, datetime
 from operator import attrgetter
 
+from merchants.models import Merchant
 from receipts.contacts import mask_email, mask_phone
-from receipts.documents import refund_share
-from receipts.fields import COLUMN, CONTACT, DETAIL, DETAILS, MOMENT, PAYMENT, PAYMENT_DETAILS, RECEIPT_FIELDS
+from receipts.documents import refund_share, title
+from receipts.fields import (
+    COLUMN,
+    CONTACT,
+    DETAIL,
+    DETAILS,
+    ISSUER,
+    MOMENT,
+    PAYMENT,
+    PAYMENT_DETAILS,
+    RECEIPT_FIELDS,
+    TITLE,
+)
 from receipts.models import Receipt
 
 
@@ -35,13 +47,17 @@ _CONTACTS = {name: {"customer_email": mask_email, "customer_phone": mask_phone}[
 _DETAIL = _named(DETAIL)
 _DETAILS = _named(DETAILS)
 (_PAYMENT,) = _named(PAYMENT)
+(_TITLE,) = _named(TITLE)
+_ISSUER = tuple((field.name, field.read_from) for field in RECEIPT_FIELDS if field.source == ISSUER)
 
 
-def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
+def receipt_data(receipt: Receipt, *, reveal_contact: bool = False, merchant: Merchant | None = None) -> dict:
     """Return every field of a receipt (receipts.fields: the first 19 those every client
-    knows, then its breakdown, payment and refunds), all from its own row, but for a
+    knows, then its breakdown, payment, refunds, number and title), all from its own row, but for a
     refund, whose tax lines and card are its share of its sale's (one more query).
-    Contact data is masked unless ``reveal_contact``."""
+    Contact data is masked unless ``reveal_contact``. ``merchant``: the receipt's, as its
+    record is now, for the identity it states (by default read with the receipt: one
+    more query)."""
     data = _TEMPLATE.copy()
     data.update(zip(_READ, _read(receipt), strict=True))
     for name in _MOMENTS:
@@ -61,6 +77,10 @@ def receipt_data(receipt: Receipt, *, reveal_contact: bool = False) -> dict:
     else:
         for name in _DETAILS:
             data[name] = []
+    data[_TITLE] = title(receipt)
+    issuer = merchant if merchant is not None else receipt.merchant
+    for name, attribute in _ISSUER:
+        data[name] = getattr(issuer, attribute) or None
     if receipt.refund_of_id:
         share = refund_share(receipt, receipt.refund_of)
         payment = share.payment_details

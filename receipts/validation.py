@@ -27,6 +27,7 @@ from receipts.codes import (
     TOKEN_RE,
 )
 from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_email, normalize_phone
+from receipts.numbering import NO_TERMINAL_CODE, TERMINAL_ID_MAX_LENGTH, terminal_code
 
 # Upper bounds, documented in docs/api.md. A body over RECECO_MAX_BODY_BYTES is refused
 # before any of this runs.
@@ -185,6 +186,8 @@ class SaleSerializer(serializers.Serializer):
         child=TaxLineSerializer(), required=False, allow_null=True, default=None, max_length=MAX_TAX_LINES
     )
     payment_details = PaymentDetailsSerializer(required=False, allow_null=True, default=None)
+    # The till: the sale is numbered in its own series (receipts.numbering).
+    terminal_id = _optional_text(TERMINAL_ID_MAX_LENGTH)
 
     def validate_token(self, value):
         if value and not TOKEN_RE.match(value):
@@ -250,6 +253,13 @@ class SaleSerializer(serializers.Serializer):
 
     def validate_status(self, value):
         return value.strip() if value and value.strip() else DEFAULT_STATUS
+
+    def validate_terminal_id(self, value):
+        if not value:
+            return None
+        if not terminal_code(value):
+            raise serializers.ValidationError(NO_TERMINAL_CODE)
+        return value
 
     def validate_customer_email(self, value):
         return _contact(normalize_email, value)
@@ -433,7 +443,7 @@ def _contact(normalize, value):
 
 # Fields a sale gained after receipts were first stored: when absent they stay out of the
 # fingerprint, so a replay of an older sale still matches the fingerprint it was stored with.
-_LATER_FIELDS = ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details")
+_LATER_FIELDS = ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details", "terminal_id")
 
 
 def sale_fingerprint(sale: dict) -> str:

@@ -7,11 +7,13 @@ are the callers': receipts.creation, receipts.refunds, the contact's validation
 (receipts.contacts). Each function here writes one change and says what it raises; none
 reads to decide.
 
-A sale is written in the fewest round trips the hooks allow (``insert_sale``): alone,
-a lone INSERT, atomic by itself (no BEGIN, no COMMIT); with hooks that can say their rows
-as SQL, on PostgreSQL, one statement; otherwise in a transaction. Every change of an
-existing receipt has its token and short code read from the primary for a while after
-(receco.lib.replicas.wrote: read-your-writes).
+Every receipt row takes the next number of its series (receipts.numbering) as it is
+inserted: the writer's own part of the INSERT. On PostgreSQL a sale is written in the
+fewest round trips the hooks allow (``insert_sale``): alone, one statement (the number's
+upsert and the INSERT), atomic by itself (no BEGIN, no COMMIT); with hooks that can say
+their rows as SQL, still one statement; otherwise, and on SQLite, in a transaction.
+Every change of an existing receipt has its token and short code read from the primary
+for a while after (receco.lib.replicas.wrote: read-your-writes).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from receipts import hooks
 from receipts.codes import new_short_code, new_token
 from receipts.contacts import EMAIL_FIELD, PHONE_FIELD
 from receipts.hooks import Change, Part, Written
-from receipts.models import Receipt, RemovedReceipt, SetAside, Void
+from receipts.models import Receipt, ReceiptSeries, RemovedReceipt, SetAside, Void
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +43,12 @@ MAX_CODE_ATTEMPTS = 8
 
 def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
     """Store a new sale of ``merchant`` (saved first if it is a new test merchant) with
-    ``values`` (every column but the merchant), and what the hooks add to it. Returns the
-    receipt and the hooks' outcomes.
+    ``values`` (every column but the merchant and the number: the next of its
+    ``number_series``, drawn here), and what the hooks add to it. Returns the receipt and
+    the hooks' outcomes.
 
-    Raises IntegrityError, having written nothing, when its token or short code is taken;
-    inside a transaction, a savepoint keeps that from breaking it.
+    Raises IntegrityError, having written nothing (its number given back), when its token
+    or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
     insert = compiled_insert(Receipt)
     written = _sale(insert, merchant, values, keyed)
@@ -56,23 +59,23 @@ def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
 def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> Written:
     if merchant.pk is None or connections[insert.db].in_atomic_block:
         return _sale_in_transaction(insert, merchant, values, keyed)
+    insert = _numbered(insert, values)
     receipt, params = insert.prepare(merchant=merchant, **values)
     change = _created(receipt, merchant, keyed)
     wanting = hooks.wanting(change)
-    if not wanting:
-        return Written(insert.execute(receipt, params))
-    parts = _statement_parts(insert, wanting, change)
-    if parts is not None:
-        return Written(_one_statement(insert, receipt, params, parts), {h.name: p.outcome for h, p in parts})
-    with transaction.atomic(using=insert.db):
-        insert.execute(receipt, params)
-        return Written(receipt, hooks.write(wanting, change))
+    parts = _statement_parts(wanting, change) if wanting and _in_one_statement(insert) else None
+    if wanting and parts is None:
+        with transaction.atomic(using=insert.db):
+            _statement(insert, receipt, params)
+            return Written(receipt, hooks.write(wanting, change))
+    parts = parts or []  # none wants it: the receipt and its number alone
+    return Written(_statement(insert, receipt, params, parts), {hook.name: part.outcome for hook, part in parts})
 
 
 def _sale_in_transaction(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> Written:
     with transaction.atomic(using=insert.db):  # a savepoint when a transaction is open
         owner = merchant if merchant.pk is not None else saved_test_merchant(merchant)
-        receipt = insert.create(merchant=owner, **values)
+        receipt = _create(insert, {"merchant": owner, **values})
         change = _created(receipt, owner, keyed)
         return Written(receipt, hooks.write(hooks.wanting(change), change))
 
@@ -82,11 +85,9 @@ def _created(receipt: Receipt, merchant: Merchant, keyed: bool) -> Change:
     return Change(hooks.CREATED, receipt, merchant, keyed, email=email, phone=phone)
 
 
-def _statement_parts(insert: CompiledInsert, wanting: list[hooks.Hook], change: Change):
-    """Each wanting hook with its Part of the one statement, or None when the statement
-    cannot be had (not PostgreSQL, or a hook that cannot say its rows as SQL)."""
-    if not insert.plain or connections[insert.db].vendor != "postgresql":
-        return None
+def _statement_parts(wanting: list[hooks.Hook], change: Change):
+    """Each wanting hook with its Part of the one statement, or None when a hook cannot
+    say its rows as SQL."""
     parts = []
     for hook in wanting:
         part = hook.statement(change)
@@ -96,16 +97,80 @@ def _statement_parts(insert: CompiledInsert, wanting: list[hooks.Hook], change: 
     return parts
 
 
-def _one_statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: list[tuple[hooks.Hook, Part]]):
-    """Run the receipt's INSERT (as ``r``) and the hooks' CTEs as one statement, which is
-    atomic by itself; return the receipt saved."""
+# The writer's own part of every receipt's INSERT: the next number of its series
+# (receipts.numbering), drawn by an upsert of the series' row. The upsert locks that row,
+# and only that one, until the receipt is stored; if the INSERT fails, the upsert is undone
+# with it and the number is given back.
+NUMBER_CTE = "receipt_number"
+_UPSERTS: dict[str, str] = {}
+
+
+def _in_one_statement(insert: CompiledInsert) -> bool:
+    """Whether the number is drawn in the receipt's own INSERT statement (PostgreSQL: a
+    data-modifying CTE); elsewhere it is drawn just before, in one transaction with it."""
+    return insert.plain and connections[insert.db].vendor == "postgresql"
+
+
+def _series_upsert(connection) -> str:
+    """The upsert that takes the next number of the series (merchant, name), by vendor."""
+    sql = _UPSERTS.get(connection.vendor)
+    if sql is None:
+        qn = connection.ops.quote_name
+        table, merchant, name, last = (qn(ReceiptSeries._meta.db_table), qn("merchant_id"), qn("name"), qn("last"))
+        sql = _UPSERTS[connection.vendor] = (
+            f"INSERT INTO {table} ({merchant}, {name}, {last}) VALUES (%s, %s, 1)"  # noqa: S608 (names from the model)
+            f" ON CONFLICT ({merchant}, {name}) DO UPDATE SET {last} = {table}.{last} + 1 RETURNING {last}"
+        )
+    return sql
+
+
+def _numbered(insert: CompiledInsert, values: dict) -> CompiledInsert:
+    """The receipt's INSERT taking its number from the statement's upsert, where the
+    number is drawn in it and the receipt has a series; else ``insert`` itself."""
+    if values.get("number_series") is None or not _in_one_statement(insert):
+        return insert
+    last = connections[insert.db].ops.quote_name("last")
+    return insert.with_expressions({"number": f"(SELECT {last} FROM {NUMBER_CTE})"})  # noqa: S608 (no value in it)
+
+
+def _create(insert: CompiledInsert, values: dict) -> Receipt:
+    """Store a receipt with ``values`` (every column but its number), numbered in its
+    series, in the caller's transaction; return it. Raises IntegrityError as the INSERT does."""
+    numbered = _numbered(insert, values)
+    return _statement(numbered, *numbered.prepare(**values))
+
+
+def _statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: list[tuple[hooks.Hook, Part]] = ()):
+    """Store ``receipt`` (``params`` those ``insert.prepare`` made) numbered in its series,
+    and the rows of the hooks' ``parts``; return it saved, once its rows are stored.
+
+    On PostgreSQL, ONE statement, atomic by itself: the upsert that draws the number, the
+    receipt's INSERT (as ``r`` when hooks add CTEs) and the hooks' CTEs. Elsewhere (no
+    parts there) the upsert and then the INSERT, in a transaction of their own."""
     connection = connections[insert.db]
-    returning = ", ".join(f"r.{connection.ops.quote_name(field.column)}" for field in insert.returning)
-    ctes = ", ".join(part.sql for _, part in parts)
-    sql = f"WITH r AS ({insert.sql}), {ctes} SELECT {returning} FROM r"  # noqa: S608 (names from the models)
-    for _, part in parts:
-        params = params + part.params
-    with connection.cursor() as cursor:
+    if receipt.number_series is not None and not insert.expressions:
+        # A savepoint when a transaction is open.
+        with transaction.atomic(using=insert.db), connection.cursor() as cursor:
+            cursor.execute(_series_upsert(connection), [receipt.merchant_id, receipt.number_series])
+            (receipt.number,) = cursor.fetchone()
+            params = list(params)
+            params[_number_at(insert)] = receipt.number
+            cursor.execute(insert.sql, params)
+            row = cursor.fetchone()
+        return insert.saved(receipt, row)
+    ctes, params = [], list(params)
+    if insert.expressions:
+        ctes.append(f"{NUMBER_CTE} AS ({_series_upsert(connection)})")
+        params = [receipt.merchant_id, receipt.number_series, *params]
+    if parts:
+        returning = ", ".join(f"r.{connection.ops.quote_name(field.column)}" for field in insert.returning)
+        ctes += [f"r AS ({insert.sql})", *(part.sql for _, part in parts)]
+        sql = f"WITH {', '.join(ctes)} SELECT {returning} FROM r"  # noqa: S608 (names from the models)
+        for _, part in parts:
+            params += part.params
+    else:
+        sql = f"WITH {', '.join(ctes)} {insert.sql}" if ctes else insert.sql  # noqa: S608 (names from the models)
+    with transaction.mark_for_rollback_on_error(insert.db), connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     saved = insert.saved(receipt, row)
@@ -115,17 +180,24 @@ def _one_statement(insert: CompiledInsert, receipt: Receipt, params: list, parts
     return saved
 
 
+def _number_at(insert: CompiledInsert) -> int:
+    """Where the number is among the parameters of ``insert``."""
+    return next(i for i, field in enumerate(insert.params_fields) if field.name == "number")
+
+
 def insert_receipt(values: dict) -> Receipt:
-    """Store a receipt with ``values`` (a refund's), a fresh short code drawn again if it
-    is taken, in a savepoint of the caller's transaction; return it.
+    """Store a receipt with ``values`` (a refund's: every column but its short code and
+    number), a fresh short code drawn again if it is taken, numbered in its series, in a
+    savepoint of the caller's transaction; return it.
 
     Raises IntegrityError, having written nothing, when its token is taken.
     """
     token = values["token"]
+    insert = compiled_insert(Receipt)
     for _ in range(MAX_CODE_ATTEMPTS):
         try:
             with transaction.atomic():
-                return compiled_insert(Receipt).create(short_code=new_short_code(), **values)
+                return _create(insert, {"short_code": new_short_code(), **values})
         except IntegrityError:
             if Receipt.objects.filter(token=token).exists():
                 raise
@@ -277,7 +349,7 @@ def set_aside(holder: Receipt, claimed: str) -> bool:
 
 def insert_seeded(receipts: list[Receipt]) -> None:
     """Store made-up receipts in one transaction, with no hooks (no events, no
-    deliveries): demo and benchmark data (the ``seedreceipts`` command). On PostgreSQL
+    deliveries) and no numbers: demo and benchmark data (the ``seedreceipts`` command). On PostgreSQL
     with COPY, as bulk_create would store them: the command then seeds 100,000 receipts
     in 13 s instead of 26 s (2 cores), a million in 2 minutes."""
     with transaction.atomic():

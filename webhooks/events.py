@@ -26,6 +26,7 @@ from messaging.signals import delivery_failed
 from receco.lib.queries import create
 from receipts import hooks
 from receipts.models import Receipt
+from receipts.numbering import DIGITS, digits_sql
 from receipts.representation import iso_utc, receipt_data
 from webhooks.listeners import listening
 from webhooks.models import WEBHOOK, Delivery, Endpoint, Event, EventType
@@ -57,8 +58,9 @@ class RecordEvent(hooks.Hook):
     def statement(self, change: hooks.Change) -> hooks.Part | None:
         """A new sale's event and its deliveries, as CTEs ``e`` and ``d`` that read ``r``.
 
-        The event's body is made before the receipt has its id, with 0 in its place, and
-        the statement puts the id there: every other field of the new receipt is known."""
+        The event's body is made before the receipt has its id and number, with 0 in their
+        places, and the statement puts them there: every other field of the new receipt is
+        known (its number's series too)."""
         connection = connections[router.db_for_write(Event)]
         if change.kind != hooks.CREATED or router.db_for_write(Receipt) != connection.alias:
             return None
@@ -68,14 +70,20 @@ class RecordEvent(hooks.Hook):
         endpoint_ids = listening(merchant, EventType.RECEIPT_CREATED)
         now = timezone.now()
         public_id = _new_id()
-        receipt.pk = 0
-        body = orjson.dumps(_body(public_id, EventType.RECEIPT_CREATED, now, receipt))
-        receipt.pk = None
+        numbered = receipt.number_series is not None
+        receipt.pk, receipt.number = 0, 0 if numbered else None
+        body = orjson.dumps(_body(public_id, EventType.RECEIPT_CREATED, now, receipt, merchant))
+        receipt.pk = receipt.number = None
         cut = body.index(_ID_PLACEHOLDER) + len(_ID_PLACEHOLDER) - 2  # before the 0
+        pieces = [body[:cut], body[cut + 1 :]]
+        if numbered:
+            placeholder = b'"receipt_number":"' + f"{receipt.number_series}-{0:0{DIGITS}d}".encode() + b'"'
+            at = pieces[1].index(placeholder) + len(placeholder) - DIGITS - 1  # before the zeros
+            pieces[1:] = [pieces[1][:at], pieces[1][at + DIGITS :]]
         params = [public_id, merchant.pk, EventType.RECEIPT_CREATED, receipt.livemode]
-        params += [body[:cut].decode(), body[cut + 1 :].decode(), now]
+        params += [*(piece.decode() for piece in pieces), now]
         params += outbox.pending_params(WEBHOOK, merchant.pk, [str(pk) for pk in endpoint_ids], now)
-        return hooks.Part(_sale_sql(connection), params, public_id, outbox.wake)
+        return hooks.Part(_sale_sql(connection, numbered), params, public_id, outbox.wake)
 
 
 def _subject(change: hooks.Change) -> Receipt:
@@ -97,7 +105,7 @@ def emit(event_type: EventType, receipt: Receipt, merchant: Merchant | None = No
         return None
     now = timezone.now()
     public_id = _new_id()
-    body = orjson.dumps(_body(public_id, event_type, now, receipt)).decode()
+    body = orjson.dumps(_body(public_id, event_type, now, receipt, merchant)).decode()
     destinations = [str(pk) for pk in endpoint_ids]
     connection = connections[router.db_for_write(Event)]
     if connection.vendor == "postgresql" and outbox.same_database(Event):
@@ -150,27 +158,29 @@ def _new_id() -> str:
     return "evt_" + secrets.token_hex(12)
 
 
-def _body(public_id: str, event_type: EventType, now: datetime, receipt: Receipt) -> dict:
+def _body(public_id: str, event_type: EventType, now: datetime, receipt: Receipt, merchant: Merchant | None) -> dict:
     return {
         "id": public_id,
         "type": str(event_type),
         "created": iso_utc(now),
         "livemode": receipt.livemode,
-        "data": {"object": receipt_data(receipt, reveal_contact=True)},
+        "data": {"object": receipt_data(receipt, reveal_contact=True, merchant=merchant)},
     }
 
 
 # Where the receipt's id goes in a body made with 0 in its place: the first key of
 # data.object, after the body's own scalar fields (no string of JSON holds an unescaped quote).
 _ID_PLACEHOLDER = b'"data":{"object":{"id":0,'
-_SQL: dict[tuple[str, str], str] = {}
+_SQL: dict[tuple, str] = {}
 
 
-def _sale_sql(connection) -> str:
-    sql = _SQL.get(("sale", connection.alias))
+def _sale_sql(connection, numbered: bool) -> str:
+    shape = ("sale", connection.alias, numbered)
+    sql = _SQL.get(shape)
     if sql is None:
-        event = "SELECT %s, %s, r.id, %s, %s, %s || r.id::text || %s, %s FROM r"
-        sql = _SQL[("sale", connection.alias)] = _event_and_deliveries(connection, event)
+        body = f"%s || r.id::text || %s || {digits_sql('r.number')} || %s" if numbered else "%s || r.id::text || %s"
+        event = f"SELECT %s, %s, r.id, %s, %s, {body}, %s FROM r"  # noqa: S608 (no value in it but parameters)
+        sql = _SQL[shape] = _event_and_deliveries(connection, event)
     return sql
 
 

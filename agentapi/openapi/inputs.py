@@ -231,6 +231,8 @@ NOTES: dict[str, dict[str, str]] = {
         "tax_lines[].inclusive": "true when the tax is already inside the item prices",
         "payment_details": "12 or more digits in a row anywhere in it refuse the sale: no card numbers",
         "payment_details.card_last4": "Exactly 4 digits",
+        "terminal_id": "The till: the receipt is numbered in its own series (MP-TILL3-2026-000045, its letters and "
+        "digits in capitals), else in the merchant's (MP-2026-000123). Needs a letter or digit",
     },
     "refundReceipt": {
         "token": "The sale's token or short code",

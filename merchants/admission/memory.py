@@ -63,6 +63,7 @@ class Memory:
 
 keys = Memory()  # lookup id -> ApiKey (with its merchant)
 merchants = Memory()  # string id -> Merchant
+merchants_by_id = Memory()  # id -> Merchant: the identity a receipt states (merchants.sales.issuer)
 
 
 def changed(**kwargs) -> None:
@@ -80,6 +81,7 @@ def forget() -> None:
     """Forget everything remembered (tests)."""
     keys.forget()
     merchants.forget()
+    merchants_by_id.forget()
 
 
 def connect_signals() -> None:

@@ -103,21 +103,39 @@ class CompiledInsert:
     the same pre_save and post_save signals as ``save()`` and runs the prepared INSERT.
     """
 
-    def __init__(self, model, using: str):
+    def __init__(self, model, using: str, expressions: dict[str, str] | None = None):
         meta = model._meta
         self.model, self.db = model, using
+        self.expressions = expressions or {}
         self.fields = [f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field]
-        self.returning = meta.db_returning_fields
+        # The fields given as parameters; those in ``expressions`` are SQL, and returned.
+        self.params_fields = [f for f in self.fields if f.name not in self.expressions]
+        computed = [f for f in self.fields if f.name in self.expressions]
+        self.returning = [*meta.db_returning_fields, *computed]
         qn = connections[using].ops.quote_name
+        values = [self.expressions.get(f.name, "%s") for f in self.fields]
         # Names from the model, quoted by the backend; the values travel as parameters.
         self.sql = (
             f"INSERT INTO {qn(meta.db_table)} ({', '.join(qn(f.column) for f in self.fields)})"  # noqa: S608
-            f" VALUES ({', '.join(['%s'] * len(self.fields))})"
+            f" VALUES ({', '.join(values)})"
             f" RETURNING {', '.join(qn(f.column) for f in self.returning)}"
         )
         self.plain = not (
             meta.parents or meta.order_with_respect_to or any(hasattr(f, "get_placeholder") for f in self.fields)
         )
+        self._variants: dict[tuple, CompiledInsert] = {}
+
+    def with_expressions(self, expressions: dict[str, str]) -> "CompiledInsert":
+        """This INSERT with the fields named in ``expressions`` given by those SQL
+        expressions instead of parameters (``prepare`` makes none for them), and returned
+        with the others: a value a CTE of the same statement computes, such as the next
+        number of a series. For plain models only (``create`` on others takes the ORM's
+        way, without them). Kept per set of expressions."""
+        shape = tuple(sorted(expressions.items()))
+        variant = self._variants.get(shape)
+        if variant is None:
+            variant = self._variants[shape] = CompiledInsert(self.model, self.db, dict(expressions))
+        return variant
 
     def create(self, **values):
         """Return the new saved instance. Raises IntegrityError and the like as save() does."""
@@ -140,7 +158,7 @@ class CompiledInsert:
         connection = connections[self.db]
         signals.pre_save.send(sender=self.model, instance=obj, raw=False, using=self.db, update_fields=None)
         params = []
-        for field in self.fields:
+        for field in self.params_fields:
             value = field.pre_save(obj, True)
             # None is NULL for Django's own fields; a sale leaves many fields empty, and
             # preparing each costs more than the look-up of a receipt's short code.

@@ -70,6 +70,7 @@ def test_online_sale_is_uploaded_before_the_answer(agent_server, fake_service):
         "transaction_date": sent["transaction_date"],
         "items": [{"name": "Jollof", "quantity": 2, "unit_price": 1500, "total_price": 3000}],
         "status": "completed",
+        "terminal_id": "t-2",  # the till: the service numbers the receipt in its series
     }
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", sent["transaction_date"])
     entry = agent_server.agent.outbox.get(token)

@@ -76,8 +76,25 @@ def test_full_transaction_maps_to_the_services_snake_case():
             }
         ],
         "status": "completed",
+        "terminal_id": "t-2",
     }
     assert tx.local_fields == {"cashierId": "c-7", "terminalId": "t-2"}
+
+
+@pytest.mark.parametrize(
+    ("terminal_id", "sent"),
+    [
+        ("Till 3", "Till 3"),
+        (" t-2 ", "t-2"),
+        ("T" * 32, "T" * 32),
+        ("T" * 33, None),  # the service numbers by at most 32 characters: kept local only
+        ("--", None),  # no letter or digit to number by
+    ],
+)
+def test_the_terminal_is_sent_when_the_service_can_number_by_it(terminal_id, sent):
+    tx = validate(sale(terminalId=terminal_id))
+    assert to_service_input(tx, "t", "c", NOW).get("terminal_id") == sent
+    assert tx.local_fields == {"terminalId": terminal_id}
 
 
 def test_minimal_transaction_leaves_optional_fields_out_and_dates_it_now():

@@ -105,6 +105,8 @@ def test_an_online_sale_reaches_the_service(tmp_path, api_url, live_server):
     status, body = get_json(f"{api_url}/trpc/getReceipt?input=" + quote(json.dumps({"token": answer["shortCode"]})))
     assert status == 200
     data = body["result"]["data"]
+    # The POS's terminalId "till-1": the receipt is numbered in that till's series (a test one).
+    assert data["receipt_number"] == f"TEST-TESTAG-TILL1-{receipt.number_series[-4:]}-000001"
     assert (data["token"], data["transaction_date"], data["status"]) == (
         answer["receiptId"],
         "2026-11-22T10:15:00.000Z",

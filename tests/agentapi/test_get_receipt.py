@@ -43,9 +43,14 @@ def test_it_returns_every_field_of_the_receipt(api, receipt, merchant):
                 "receipt_type": "sale",
                 "refund_of": None,
                 "refunds": [],
+                # What a tax receipt states: its number, what it is, its issuer's registration.
+                "receipt_number": receipt.receipt_number,
+                "title": "Receipt",
+                "merchant_registration_number": None,
             }
         }
     }
+    assert receipt.receipt_number.startswith("MAMAPU-")
     assert list(body["result"]["data"])[:19] == [
         "id", "token", "short_code", "merchant_id", "merchant_name", "merchant_logo", "accent_color",
         "total_amount", "currency", "transaction_date", "items", "category", "payment_method", "location",

@@ -220,3 +220,10 @@ def _resolve(node: dict) -> dict:
             target = target[part]
         node = target
     return node
+
+
+def test_the_sale_may_name_its_till():
+    terminal = _input_schema("createReceiptFromPOS")["properties"]["terminal_id"]
+    assert terminal["maxLength"] == 32
+    assert "numbered in its own series" in terminal["description"]
+    assert "terminal_id" not in _input_schema("createReceiptFromPOS")["required"]

@@ -50,6 +50,8 @@ def test_it_reads_the_receipt_the_service_reads(app, api, receipt_factory):
     assert set(data) == set(served)
     for field in ("id", "token", "short_code", "merchant_id", "merchant_name", "total_amount", "currency", "items"):
         assert data[field] == served[field]
+    for field in ("receipt_number", "title", "merchant_registration_number"):
+        assert data[field] == served[field]
 
 
 def test_it_stores_a_sale_the_service_reads(app, api, sale):
@@ -60,6 +62,16 @@ def test_it_stores_a_sale_the_service_reads(app, api, sale):
     served = api.get("getReceipt", {"token": created["token"]})[1]["result"]["data"]
     assert served["id"] == created["id"]
     assert served["total_amount"] == sale["total_amount"]
+
+
+def test_it_numbers_a_sale_as_the_service_does(app, api, sale, receipt_factory):
+    """The yardstick does the work the service does: the next number of the merchant's series."""
+    first = receipt_factory(token="rcpt_service01_aaaaaa", short_code=None)
+    body = json.dumps({**sale, "token": "rcpt_referenc_bbbbbb", "short_code": None}).encode()
+    status, answer = _call(app, "POST", "/api/trpc/createReceiptFromPOS", body=body)
+    assert status == "200 OK"
+    served = api.get("getReceipt", {"token": answer["result"]["data"]["token"]})[1]["result"]["data"]
+    assert served["receipt_number"] == first.receipt_number.replace("-000001", "-000002")
 
 
 def test_an_unknown_receipt_is_a_404(app):

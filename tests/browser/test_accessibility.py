@@ -36,6 +36,7 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     # A VAT sale paid by card, of a registered company: a refund shows its VAT and the card.
     merchant.legal_name, merchant.registration_number = "Mama Put Foods Ltd", "RC1234567"
     merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.receipt_prefix = "MP"
     merchant.save()
     sale = receipt_factory(
         merchant_logo="https://cdn.example.com/mama-put.png",

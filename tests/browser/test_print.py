@@ -34,6 +34,7 @@ def identified(merchant):
     merchant.support_email = "help@mamaput.example.com"
     merchant.return_policy = "Unopened drinks within 7 days, with this receipt."
     merchant.receipt_footer = "Thank you for eating with us!"
+    merchant.receipt_prefix = "MP"
     merchant.save()
     return merchant
 

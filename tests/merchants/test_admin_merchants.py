@@ -191,3 +191,30 @@ def test_the_list_is_titled_in_plain_words(client, owner, merchant):
     content = client.get("/admin/merchants/merchant/").content.decode()
     assert "<h1>Merchants</h1>" in content
     assert "Select merchant to change" not in content
+
+
+def test_an_owner_sets_the_receipt_number_prefix_in_capitals(client, owner, merchant):
+    client.force_login(owner)
+    page = client.get(_change(merchant)).content.decode()
+    assert "Receipt numbers" in page
+    assert 'name="receipt_prefix"' in page
+    response = client.post(_change(merchant), _form(merchant, receipt_prefix=" mp "))
+    assert response.status_code == 302, response.content
+    merchant.refresh_from_db()
+    assert merchant.receipt_prefix == "MP"
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("M-P", "Use 1 to 10 capital letters or digits, such as MP: no spaces or dashes."),
+        ("TEST", "TEST begins the numbers of test receipts: choose another prefix."),
+    ],
+)
+def test_a_prefix_that_could_read_as_another_series_is_refused(client, owner, merchant, typed, message):
+    client.force_login(owner)
+    response = client.post(_change(merchant), _form(merchant, receipt_prefix=typed))
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    merchant.refresh_from_db()
+    assert merchant.receipt_prefix == ""

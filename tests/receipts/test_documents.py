@@ -145,9 +145,9 @@ def test_the_sale_page_marks_refunded_items_and_links_each_refund(client, api, l
     assert "Jollof rice 2 × ₦500.00 1 of 2 refunded ₦1,000.00" in text
     assert "Chapman 1 × ₦300.00 ₦300.00" in text
     assert page.count('class="line-refunded"') == 1
-    assert f'<a href="/app/receipt/{first.token}">Refund {first.short_code}</a>: ₦537.50' in page
+    assert f'<a href="/app/receipt/{first.token}">Refund {first.receipt_number}</a>: ₦537.50' in page
     assert '<span class="refund-items">Jollof rice × 1</span>' in page
-    assert f'<a href="/app/receipt/{second.token}">Refund {second.short_code}</a>: ₦10.00</li>' in page
+    assert f'<a href="/app/receipt/{second.token}">Refund {second.receipt_number}</a>: ₦10.00</li>' in page
     _refund(api, live_key, vat_sale, items=[{"index": 0, "quantity": 1}])
     assert "Jollof rice 2 × ₦500.00 Refunded ₦1,000.00" in _text(
         client.get(f"/app/receipt/{vat_sale.token}").content.decode()
@@ -197,9 +197,57 @@ def test_get_receipt_gives_a_refunds_tax_and_card(api, live_key, vat_sale):
         {"name": "VAT", "rate": 7.5, "taxable_amount": 50000, "tax_amount": 3750, "inclusive": False}
     ]
     assert data["payment_details"] == CARD
+    assert data["title"] == "Refund receipt"
     sale = api.get("getReceipt", {"token": vat_sale.token})[1]["result"]["data"]
     assert sale["tax_lines"] == [VAT]
-    # The title and the items refunded: in its ORF form (the plain answer's schema is closed).
+    assert sale["title"] == "VAT receipt"
+    # The items refunded: in its ORF form (the plain answer's schema is closed).
     document = api.get("getReceipt", {"token": refund.token, "format": "orf"})[1]["result"]["data"]
     assert document["extensions"]["receco"]["title"] == "Refund receipt"
     assert document["extensions"]["receco"]["refunded_items"] == [{"index": 0, "quantity": 1}]
+
+
+@pytest.fixture
+def identified(merchant):
+    merchant.legal_name = "Mama Put Foods Ltd"
+    merchant.tax_id_scheme, merchant.tax_id = "NG_TIN", "12345678-0001"
+    merchant.registration_number = "RC1234567"
+    merchant.receipt_prefix = "MP"
+    merchant.save()
+    return merchant
+
+
+def test_a_vat_receipt_and_its_refund_state_all_the_law_asks_everywhere(client, api, live_key, identified, vat_sale):
+    """Issue 24's fields (number, registration, title, the refund's tax lines, the card) on
+    the page, in both parts of the email, in getReceipt and in the ORF document (which
+    tests/receipts/test_orf.py validates against the schema)."""
+    refund = _refund(api, live_key, vat_sale, items=[{"index": 0, "quantity": 1}])
+    year = vat_sale.number_series.rsplit("-", 1)[1]
+    expected = {
+        vat_sale.token: (f"MP-{year}-000001", "VAT receipt", "VAT 7.5%", 9750),
+        refund.token: (f"MP-{year}-000002", "Refund receipt", "VAT 7.5% refunded", 3750),
+    }
+    for token, (number, document_title, tax_label, tax) in expected.items():
+        receipt = Receipt.objects.get(token=token)
+        email = compose_email(receipt, "customer@example.com")
+        shown = {
+            "page": _text(client.get(f"/app/receipt/{token}").content.decode()),
+            "email text": email.body,
+            "email HTML": _text(email.alternatives[0][0]),
+        }
+        for where, text in shown.items():
+            for field in (number, "RC1234567", document_title, tax_label, "Visa", "4242"):
+                assert field.upper() in text.upper(), (token, where, field)
+        data = api.get("getReceipt", {"token": token})[1]["result"]["data"]
+        assert data["receipt_number"] == number
+        assert data["merchant_registration_number"] == "RC1234567"
+        assert data["title"] == document_title
+        assert [(line["name"], line["rate"], line["tax_amount"]) for line in data["tax_lines"]] == [("VAT", 7.5, tax)]
+        assert (data["payment_details"]["card_brand"], data["payment_details"]["card_last4"]) == ("visa", "4242")
+        document = api.get("getReceipt", {"token": token, "format": "orf"})[1]["result"]["data"]
+        assert document["extensions"]["receco"]["receipt_number"] == number
+        assert {"scheme": "NG_CAC", "value": "RC1234567"} in document["merchant"]["tax_identifiers"]
+        assert document["extensions"]["receco"]["title"] == document_title
+        assert document["tax"]["tax_lines"][0]["tax_amount"] == tax / 100
+        assert document["payment"]["provider"] == "visa"
+        assert document["extensions"]["receco"]["card_last4"] == "4242"

@@ -200,7 +200,7 @@ def test_refunds_and_voids_show_in_the_admin(client, owner, api, stored, receipt
     api.post("voidReceipt", {"token": voided.token, "reason": "Rung up twice"}, **headers)
     client.force_login(owner)
     sale_page = client.get(f"{LIST}{stored.pk}/change/").content.decode()
-    assert f">{refund.short_code}</a>: ₦300.00" in sale_page
+    assert f">{refund.receipt_number}</a>: ₦300.00" in sale_page
     refund_page = client.get(f"{LIST}{refund.pk}/change/").content.decode()
     assert ">STORE1</a>: Cold food" in refund_page
     assert "Refund" in refund_page
@@ -247,3 +247,23 @@ def test_the_list_reads_as_the_product(client, owner, ours, receipt_factory):
     voided = client.get(LIST, {"status": "voided"}).content.decode()
     assert "VOID01" in voided
     assert ours.short_code not in voided
+
+
+def test_the_list_and_the_sale_show_the_number_and_a_number_finds_its_receipt(client, owner, merchant, ours, sale):
+    merchant.receipt_prefix = "MP"
+    merchant.save()
+    second = create_receipt(merchant, validate_sale({**sale, "token": "rcpt_second01_cccccc", "short_code": None}))
+    number = second.receipt.receipt_number
+    assert number.startswith("MP-")
+    assert number.endswith("-000001")
+    client.force_login(owner)
+    assert number in client.get(LIST).content.decode()
+    found = client.get(LIST, {"q": number.lower()}).content.decode()
+    assert second.receipt.short_code in found
+    assert ours.short_code not in found
+    page = client.get(f"/admin/receipts/receipt/{second.receipt.pk}/change/").content.decode()
+    assert number in page
+    assert "Receipt" in page
+    rows = _export(client, [second.receipt.pk])
+    assert rows[0][-1] == "receipt_number"
+    assert rows[1][-1] == number

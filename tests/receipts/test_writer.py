@@ -1,5 +1,5 @@
 """The one writer of receipt rows and its hooks: what other apps add to each change, in
-its transaction or, for a sale, in its one statement; a sale nothing wants is a lone INSERT."""
+its transaction or, for a sale, in its one statement; a sale nothing wants is its number and its INSERT."""
 
 import re
 from pathlib import Path
@@ -108,14 +108,24 @@ def test_a_hook_that_refuses_a_sale_leaves_no_receipt(recorder, merchant, sale):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_sale_no_hook_wants_is_a_lone_insert(merchant, sale):
+def test_a_sale_no_hook_wants_is_its_number_and_its_insert(merchant, sale):
     create_receipt(
         merchant, _sale(sale, token="rcpt_first_sale_0001", short_code="")
     )  # the merchant knows it has no endpoints now
     with CaptureQueriesContext(connection) as queries:
-        create_receipt(merchant, _sale(sale))
-    (statement,) = [query["sql"] for query in queries.captured_queries]
-    assert statement.startswith('INSERT INTO "receipts_receipt"')
+        created = create_receipt(merchant, _sale(sale))
+    statements = [query["sql"] for query in queries.captured_queries]
+    if connection.vendor == "postgresql":  # one statement, outside any transaction
+        (statement,) = statements
+        assert statement.startswith('WITH receipt_number AS (INSERT INTO "receipts_receiptseries"')
+        assert ') INSERT INTO "receipts_receipt"' in statement
+    else:  # the number, then the receipt, in one transaction
+        writes = [statement for statement in statements if statement.startswith("INSERT")]
+        assert [write.split(" (")[0] for write in writes] == [
+            'INSERT INTO "receipts_receiptseries"',
+            'INSERT INTO "receipts_receipt"',
+        ]
+    assert created.receipt.number == 2
 
 
 @pytest.mark.django_db(transaction=True)
@@ -140,7 +150,8 @@ def test_on_postgresql_the_hooks_rows_are_part_of_the_sales_one_statement(record
         with CaptureQueriesContext(connection) as queries:
             created = create_receipt(merchant, _sale(sale))
         (statement,) = [query["sql"] for query in queries.captured_queries]
-        assert statement.startswith("WITH r AS (INSERT INTO")
+        assert statement.startswith('WITH receipt_number AS (INSERT INTO "receipts_receiptseries"')
+        assert ', r AS (INSERT INTO "receipts_receipt"' in statement
         assert "hook_rows" in statement
         assert created.outcomes == {"recorder": "said as SQL"}
         with connection.cursor() as cursor:

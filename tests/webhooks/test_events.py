@@ -180,6 +180,9 @@ def test_on_postgresql_a_sale_with_an_endpoint_is_one_statement(database_tasks, 
     receipt.refresh_from_db()
     body = json.loads(event.body)
     assert body["data"] == {"object": receipt_data(receipt, reveal_contact=True)}
+    # Its id and number, which the statement itself drew, put in the body by the statement.
+    assert body["data"]["object"]["receipt_number"] == receipt.receipt_number
+    assert receipt.receipt_number.endswith("-000002")
     assert (body["id"], body["type"], body["livemode"]) == (event.public_id, "receipt.created", True)
     assert Delivery.objects.of_event(event).get().status == "pending"
     dispatch(threads=False)

@@ -66,7 +66,10 @@ SALE = {
     "tip_amount": ("int", 0, MAX_AMOUNT),
     "tax_lines": ("list", 20, ("object", TAX_LINE)),
     "payment_details": ("object", PAYMENT_DETAILS),
+    "terminal_id": ("text", 32),
 }
+# A terminal_id must also hold a letter or a digit: they name the till in the receipt number.
+TERMINAL_CODE_PATTERN = r"[A-Za-z0-9]"
 
 
 def text_problem(value: str) -> str | None:

@@ -26,6 +26,7 @@ MAX_KEY_LENGTH = 200  # an Idempotency-Key or transactionId
 MAX_DEPTH = 64
 MERCHANT_ID = re.compile(service_rules.MERCHANT_ID_PATTERN)
 _CARD_NUMBER = re.compile(service_rules.CARD_NUMBER_PATTERN)
+_TERMINAL_CODE = re.compile(service_rules.TERMINAL_CODE_PATTERN)
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
 # camelCase field -> (snake_case service field or None when kept local, longest length)
@@ -344,4 +345,18 @@ def to_service_input(tx: Transaction, token: str, short_code: str, now: datetime
     payload["items"] = tx.items
     payload["status"] = "completed"
     payload.update(tx.breakdown)
+    terminal_id = service_terminal_id(tx.strings.get("terminalId"))
+    if terminal_id is not None:
+        payload["terminal_id"] = terminal_id
     return payload
+
+
+def service_terminal_id(terminal_id: str | None) -> str | None:
+    """The POS's terminalId as the service's terminal_id, which numbers the sale in its
+    till's own series; None (the sale is numbered in its merchant's series, and the
+    terminalId stays in the local queue only) for one the service could not number by:
+    longer than its terminal_id, or without a letter or digit."""
+    value = (terminal_id or "").strip()
+    if not value or len(value) > SALE["terminal_id"][1] or not _TERMINAL_CODE.search(value):
+        return None
+    return value

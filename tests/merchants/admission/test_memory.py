@@ -121,12 +121,28 @@ def _merchant_queries(queries) -> list[str]:
 
 def test_a_receipt_is_read_without_its_merchant(api, stored):
     # Whoever may read it does not depend on its merchant: the one query is the receipt.
+    # The identity it states (its merchant's registration number) is read once, then
+    # remembered under the shared version like the merchants sales name.
+    with CaptureQueriesContext(connection) as first:
+        api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})})
+    assert len(_merchant_queries(first)) == 1
     with CaptureQueriesContext(connection) as queries:
         response = api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})})
     assert response.status_code == 200
     assert response.json()["result"]["data"]["merchant_name"] == "Mama Put Kitchen"
     assert _merchant_queries(queries) == []
     assert len(queries) == 1
+
+
+def test_a_changed_registration_number_is_stated_at_the_next_read(api, stored, merchant):
+    def registration():
+        response = api.client.get("/api/trpc/getReceipt", {"input": json.dumps({"token": "STORE1"})})
+        return response.json()["result"]["data"]["merchant_registration_number"]
+
+    assert registration() is None
+    merchant.registration_number = "RC1234567"
+    merchant.save()
+    assert registration() == "RC1234567"
 
 
 def test_a_merchant_that_now_requires_a_key_is_obeyed_at_the_next_sale(api, sale, merchant):
