@@ -61,7 +61,7 @@ WAKE_MARGIN = 0.1
 
 def add(
     channel: str,
-    merchant_id: int,
+    merchant_id: int | None,
     destination: str,
     *,
     receipt=None,

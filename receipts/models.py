@@ -4,6 +4,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
@@ -73,6 +75,20 @@ class Receipt(models.Model):
         indexes = [
             # Admin receipt list and usage charts: one merchant's receipts by date.
             models.Index(fields=["merchant", "-created_at"], name="receipt_merchant_created"),
+            # The customer's locker (locker.listing): the receipts sent to one phone number,
+            # newest first, and a date searched among them.
+            models.Index(
+                fields=["customer_phone", "-transaction_date"],
+                name="receipt_phone_date",
+                condition=models.Q(customer_phone__isnull=False),
+            ),
+            # The same for one email address, whatever the case its shops wrote it in.
+            models.Index(
+                Lower("customer_email"),
+                F("transaction_date").desc(),
+                name="receipt_email_date",
+                condition=models.Q(customer_email__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

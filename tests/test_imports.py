@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi"]),
+    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "locker"]),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
@@ -61,6 +61,8 @@ LAYERS = [
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
             "receipts.sent_here",
+            # the customer's receipt locker (/app/my), its sign-in transport included
+            "locker",
         ],
     ),
 ]

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class LockerConfig(AppConfig):
+    name = "locker"
+    verbose_name = "Customer's receipt locker"
+
+    def ready(self) -> None:
+        from locker import transport
+        from messaging import transports
+
+        transports.register(transport.SignInTransport(transport.SMS_CHANNEL))
+        transports.register(transport.SignInTransport(transport.EMAIL_CHANNEL))
