@@ -8,6 +8,10 @@ compared, at each checkpoint's size, with what the checkpoint signed and with th
 subtree hashes proofs are served from: a leaf removed, inserted, changed or moved shows
 there, as does a checkpoint rewritten or signed by no published key (a fork). Receipts and
 voids older than the appender's lag that no leaf holds are reported missing from the log.
+
+A receipt deleted by retention (privacy.retention, which leaves a RemovedReceipt) is no
+problem: its leaf hash still takes its place in the tree, which is checked as ever, and
+the entry is counted as removed by retention; its content, gone, is not checked again.
 """
 
 from collections.abc import Iterator
@@ -23,7 +27,7 @@ from receco_verify.canonical import canonicalize
 from ledger import tree
 from ledger.models import Checkpoint, Head, Leaf
 from receco.lib import signingkeys
-from receipts.models import Receipt, Void
+from receipts.models import Receipt, RemovedReceipt, Void
 from receipts.signing import receipt_content, void_content
 
 CHUNK = 5000
@@ -37,6 +41,7 @@ class Report:
 
     size: int = 0
     checkpoints: int = 0
+    removed: int = 0  # entries whose receipt retention removed
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -75,7 +80,7 @@ def audit(external_checkpoints: list[str] = (), using: str = "default") -> Repor
 
     stack: list[tuple[int, bytes]] = []
     expected = 0
-    for leaf, receipt, void in _leaves(using):
+    for leaf, receipt, void, removed in _leaves(using):
         if leaf.index != expected:
             report.problems.append(
                 f"entries {expected} to {leaf.index - 1} are missing from the log"
@@ -83,7 +88,10 @@ def audit(external_checkpoints: list[str] = (), using: str = "default") -> Repor
                 else f"entry {leaf.index} appears twice"
             )
             break
-        _check_entry(report, leaf, receipt, void, keys)
+        if removed:
+            report.removed += 1
+        else:
+            _check_entry(report, leaf, receipt, void, keys)
         stack.append((0, bytes(leaf.leaf_hash)))
         while len(stack) > 1 and stack[-1][0] == stack[-2][0]:
             level, right = stack.pop()
@@ -108,7 +116,9 @@ def record(report: Report, using: str = "default") -> None:
     )
 
 
-def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None]]:
+def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None, bool]]:
+    """Each leaf in order with its receipt and void (None when gone), and whether
+    retention removed its receipt."""
     rows = Leaf.objects.using(using).order_by("index")
     last = -1
     while True:
@@ -118,8 +128,12 @@ def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None]]:
         receipts = Receipt.objects.using(using).annotate(merchant_string_id=F("merchant__string_id"))
         found = receipts.in_bulk({leaf.receipt_id for leaf in chunk})
         voids = Void.objects.using(using).in_bulk({leaf.void_id for leaf in chunk if leaf.void_id})
+        gone = {leaf.receipt_id for leaf in chunk if leaf.receipt_id not in found}
+        removed = set(RemovedReceipt.objects.using(using).filter(receipt_id__in=gone).values_list("pk", flat=True))
         for leaf in chunk:
-            yield leaf, found.get(leaf.receipt_id), voids.get(leaf.void_id) if leaf.void_id else None
+            receipt = found.get(leaf.receipt_id)
+            void = voids.get(leaf.void_id) if leaf.void_id else None
+            yield leaf, receipt, void, receipt is None and leaf.receipt_id in removed
         last = chunk[-1].index
 
 

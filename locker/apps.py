@@ -6,8 +6,10 @@ class LockerConfig(AppConfig):
     verbose_name = "Customer's receipt locker"
 
     def ready(self) -> None:
-        from locker import transport
+        from locker import erasure, transport
         from messaging import transports
+        from privacy.erasure import register
 
         transports.register(transport.SignInTransport(transport.SMS_CHANNEL))
         transports.register(transport.SignInTransport(transport.EMAIL_CHANNEL))
+        register("locker", erasure.erase)

@@ -1,5 +1,5 @@
 """The locker's records: sign-ins under way (a code texted, a link emailed) and, per
-contact, the generation its sessions must carry ("Sign out everywhere" moves it on)."""
+contact signed in, the key its sessions must carry ("Sign out everywhere" deletes it)."""
 
 from django.db import models
 
@@ -34,14 +34,17 @@ class SignIn(models.Model):
         return f"sign-in {self.pk} ({self.kind})"
 
 
-class Generation(models.Model):
-    """Per contact, the number each of its sessions must carry to be valid: "Sign out
-    everywhere" and erasure move it on. Named by a keyed digest of the contact
-    (locker.sessions.digest), never the contact itself."""
+class SessionKey(models.Model):
+    """Per contact signed in somewhere, the random key its sessions must carry. "Sign out
+    everywhere" and erasure delete it, ending them all; so does the next sign-in of anyone
+    once it is older than a session lives (locker.sessions). Named by a keyed digest of the
+    contact (locker.contacts.Contact.digest), never the contact itself, and only while one
+    of its sessions may be alive."""
 
     digest = models.CharField(max_length=64, unique=True)  # also the look-up index of every locker page
-    generation = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    key = models.CharField(max_length=32)
+    # The last sign-in: the row outlives it by a session's life at most.
+    signed_in_at = models.DateTimeField(db_index=True)
 
     def __str__(self) -> str:
-        return f"generation {self.generation}"
+        return f"sessions since {self.signed_in_at:%Y-%m-%d %H:%M}"

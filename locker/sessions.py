@@ -1,7 +1,8 @@
 """Who this browser proved it is: the locker's session, a signed cookie on the customer's
 own device (HttpOnly, Secure where the site is https, SameSite=Lax, 30 days), holding the
-contact and its generation (locker.models.Generation). "Sign out everywhere" and erasure
-move the generation on, which ends every session of the contact at its next request.
+contact and the contact's session key (locker.models.SessionKey), checked on every
+request. "Sign out everywhere" and erasure delete the key, which ends every session of
+the contact at its next request; a key is deleted too once no session of it can be alive.
 
 A second cookie says which sign-in this browser is waiting for (its id, the kind and the
 contact masked, for the page that asks for the code), for as long as a link is valid.
@@ -9,17 +10,19 @@ contact masked, for the page that asks for the code), for as long as a link is v
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
-from django.db.models import F
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
 from locker import signins
 from locker.contacts import EMAIL, SMS, Contact
-from locker.models import Generation
+from locker.models import SessionKey
 
 COOKIE = "receco_locker"
 SALT = "locker.session"
@@ -50,14 +53,22 @@ def _read(request: HttpRequest, name: str, salt: str, max_age: timedelta) -> dic
     return value if isinstance(value, dict) else None
 
 
-def generation(contact: Contact) -> int:
-    found = Generation.objects.filter(digest=contact.digest).values_list("generation", flat=True).first()
-    return found or 0
+def _key_for(contact: Contact) -> str:
+    """The contact's session key, made at its first sign-in; keys older than any session
+    (of any contact) are deleted on the way."""
+    now = timezone.now()
+    SessionKey.objects.filter(signed_in_at__lt=now - MAX_AGE).delete()
+    found, created = SessionKey.objects.get_or_create(
+        digest=contact.digest, defaults={"key": secrets.token_hex(16), "signed_in_at": now}
+    )
+    if not created:
+        SessionKey.objects.filter(pk=found.pk).update(signed_in_at=now)
+    return found.key
 
 
 def sign_in(response: HttpResponse, contact: Contact) -> None:
     """Start a session of ``contact`` on this browser; the waiting sign-in is forgotten."""
-    value = {"k": contact.kind, "c": contact.value, "g": generation(contact)}
+    value = {"k": contact.kind, "c": contact.value, "s": _key_for(contact)}
     _set(response, COOKIE, value, SALT, MAX_AGE)
     response.delete_cookie(PENDING_COOKIE, path=PATH)
 
@@ -68,7 +79,10 @@ def current(request: HttpRequest) -> Contact | None:
     if value is None or value.get("k") not in (SMS, EMAIL) or not isinstance(value.get("c"), str):
         return None
     contact = Contact(value["k"], value["c"])
-    return contact if value.get("g") == generation(contact) else None
+    key = SessionKey.objects.filter(digest=contact.digest).values_list("key", flat=True).first()
+    if key is None or not hmac.compare_digest(key, str(value.get("s"))):
+        return None
+    return contact
 
 
 def sign_out(response: HttpResponse) -> None:
@@ -76,10 +90,10 @@ def sign_out(response: HttpResponse) -> None:
     response.delete_cookie(COOKIE, path=PATH, samesite="Lax")
 
 
-def sign_out_everywhere(contact: Contact) -> None:
-    """End every session of ``contact``, on every device."""
-    Generation.objects.get_or_create(digest=contact.digest)
-    Generation.objects.filter(digest=contact.digest).update(generation=F("generation") + 1)
+def sign_out_everywhere(contact: Contact) -> int:
+    """End every session of ``contact``, on every device; return how many keys were deleted."""
+    deleted, _ = SessionKey.objects.filter(digest=contact.digest).delete()
+    return deleted
 
 
 def await_signin(response: HttpResponse, signin_pk: int, contact: Contact) -> None:

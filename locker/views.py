@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from locker import limits, listing, sessions, signins
 from locker.contacts import SMS, Contact
 from locker.forms import CodeForm, SearchForm, SignInForm
+from privacy import erasure
 from receco.errors import RateLimited
 from receco.lib.addresses import client_ip
 from receipts.csp import csp
@@ -158,3 +159,20 @@ def sign_out_everywhere(request: HttpRequest, contact: Contact) -> HttpResponse:
 
 def _minutes(valid) -> int:
     return int(valid.total_seconds() // 60)
+
+
+@csp
+@require_http_methods(["GET", "HEAD", "POST"])
+@_signed_in
+def erase(request: HttpRequest, contact: Contact) -> HttpResponse:
+    """Erase the contact from every receipt and record the service keeps (privacy.erasure),
+    after a page that says what that means; every session of it ends."""
+    if request.method != "POST":
+        count = listing.receipts_of(contact).count()
+        return _page(request, "locker/erase.html", {"contact": contact, "count": count})
+    # The locker's own sign-ins and sessions go with it (locker.erasure, registered).
+    erasure.erase_contact(contact.value, via="locker")
+    response = redirect("locker:my")
+    sessions.sign_out(response)
+    messages.success(request, f"{contact.masked} is erased from all your receipts. You are signed out on every device.")
+    return response

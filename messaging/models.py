@@ -58,7 +58,8 @@ class Delivery(models.Model):
         "receipts.Receipt", on_delete=models.CASCADE, null=True, blank=True, related_name="deliveries"
     )
     # Where it goes, in the channel's terms. An email address or a phone number is
-    # personal data: shown and logged only masked (see masked_destination).
+    # personal data: shown and logged only masked (see masked_destination), and emptied
+    # when the customer's contact is erased (messaging.erasure).
     destination = models.CharField(max_length=254)
     # What it sends when that was stored as it was made, in its channel's terms (a webhook event's id).
     payload_id = models.BigIntegerField(null=True, blank=True)
@@ -107,7 +108,8 @@ class Delivery(models.Model):
         """The destination as logs and pages may show it: a customer's address or number
         masked; another (a webhook endpoint's id) named with its channel: ``webhook 17``."""
         if self.receipt_id:
-            return mask_destination(self.channel, self.destination)
+            # An empty destination was a customer's, erased (messaging.erasure).
+            return mask_destination(self.channel, self.destination) if self.destination else "(erased)"
         return f"{self.channel} {self.destination}"
 
     @property

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.mail import get_connection
 
 from messaging import sms
+from messaging.erasure import ERASED
 from messaging.models import EMAIL, SMS, Delivery
 from receipts.messages import compose_email, compose_sms
 
@@ -128,6 +129,8 @@ class _ToCustomer(Transport):
         return Retry(timedelta(minutes=1), 4, timedelta(hours=6), attempts=settings.RECECO_DELIVERY_MAX_ATTEMPTS)
 
     def send(self, delivery: Delivery) -> Sent:
+        if not delivery.destination:  # erased while it was being sent (messaging.erasure)
+            raise Failed(ERASED, permanent=True)
         self._send(delivery, sink=delivery.receipt.is_test)
         return Sent(Delivery.Status.SINK if delivery.receipt.is_test else Delivery.Status.SENT)
 
@@ -156,7 +159,7 @@ class SmsTransport(_ToCustomer):
         backend = sms.get_backend(settings.RECECO_SINK_SMS_BACKEND if sink else None)
         message = sms.SmsMessage(
             to=delivery.destination,
-            body=compose_sms(delivery.receipt),
+            body=compose_sms(delivery.receipt, delivery.destination),
             idempotency_key=f"receco-delivery-{delivery.pk}",
         )
         try:

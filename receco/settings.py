@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "ledger",
     # The customer's receipt locker, /app/my (docs/customer-pages.md).
     "locker",
+    # Erasure of customers' contacts, "Not your receipt?" links, retention (docs/privacy.md).
+    "privacy",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -402,6 +404,17 @@ RECECO_DELIVERY_DESTINATION_DAILY_LIMIT = envint("RECECO_DELIVERY_DESTINATION_DA
 RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY = envint(
     "RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY", 3, minimum=1
 )
+
+# --- Privacy: how long contacts and receipts are kept (privacy; docs/privacy.md) -------
+
+# A receipt's customer email and phone number are removed this many days after its last
+# change (its sale, or a contact given later), with the deliveries and webhook bodies
+# that hold them: 180 days have passed before Nigeria's operators may give an inactive
+# number to someone else, and cover a shop's returns and a half-year of expense claims.
+RECECO_CONTACT_RETENTION_DAYS = envint("RECECO_CONTACT_RETENTION_DAYS", 180, minimum=1)
+# Receipts themselves are deleted this many years after they were issued (a sale with its
+# refunds, once the youngest is): the six years tax law keeps the fiscal record.
+RECECO_RECEIPT_RETENTION_YEARS = envint("RECECO_RECEIPT_RETENTION_YEARS", 6, minimum=1)
 
 # --- Webhooks (webhooks; docs/webhooks.md) ------------------------------------------------
 

@@ -20,6 +20,8 @@ urlpatterns = [
     path("app/", include("locker.urls")),
     # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
+    # "Not your receipt?": a message's link that removes its contact from the receipt.
+    path("app/", include("privacy.urls")),
     # Signed receipts: the public keys, and the receipt log's checkpoint and proofs.
     path(".well-known/jwks.json", jwks, name="jwks"),
     path("log/", include("ledger.urls")),

@@ -15,6 +15,10 @@ MAX_PHONE_LENGTH = 40
 # special-use names (localhost, local, test, onion, arpa, invalid) does not cover.
 PRIVATE_TOP_LEVEL_DOMAINS = {"internal", "intranet", "private", "corp", "home", "lan", "localdomain"}
 CONTACT_REQUIRED = "Email or phone number required"
+# The receipt's fields that hold a customer's contact (receipts.models.Receipt).
+EMAIL_FIELD = "customer_email"
+PHONE_FIELD = "customer_phone"
+CONTACT_FIELDS = (EMAIL_FIELD, PHONE_FIELD)
 
 
 def normalize_email(value: object) -> str:

@@ -151,3 +151,22 @@ class SetAside(models.Model):
 
     def __str__(self) -> str:
         return f"{self.claimed_short_code} set aside"
+
+
+class RemovedReceipt(models.Model):
+    """A receipt deleted because its retention ran out (privacy.retention): which one, when
+    it was issued and when it went. The receipt log keeps its leaf hash, and ``verifylog``
+    reports the entry as removed by retention rather than deleted behind the service's back.
+    Nothing personal: the receipt's contact was erased long before."""
+
+    # The deleted receipt's id (a leaf of the log names it); ids are never reused.
+    receipt_id = models.BigIntegerField(primary_key=True)
+    issued_at = models.DateTimeField()
+    removed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "receipt removed by retention"
+        verbose_name_plural = "receipts removed by retention"
+
+    def __str__(self) -> str:
+        return f"receipt {self.receipt_id} removed by retention"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 
 from django.db import IntegrityError, connections, router, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from merchants.models import Merchant
@@ -27,8 +28,9 @@ from receco.lib import replicas
 from receco.lib.queries import CompiledInsert, compiled_insert
 from receipts import hooks
 from receipts.codes import new_short_code, new_token
+from receipts.contacts import EMAIL_FIELD, PHONE_FIELD
 from receipts.hooks import Change, Part, Written
-from receipts.models import Receipt, SetAside, Void
+from receipts.models import Receipt, RemovedReceipt, SetAside, Void
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +163,66 @@ def update_contact(receipt: Receipt, email: str | None, phone: str | None, *, ke
         replicas.wrote(receipt.token, receipt.short_code)
         change = Change(hooks.CONTACT_UPDATED, receipt, keyed=keyed, email=email, phone=phone)
         return Written(receipt, hooks.write(hooks.wanting(change), change))
+
+
+def holding(field: str, contact: str) -> QuerySet:
+    """The receipts whose ``field`` (customer_email or customer_phone) is ``contact``: an
+    email address whatever the case of its letters, a phone number (E.164) exactly."""
+    if field == EMAIL_FIELD:
+        return Receipt.objects.filter(customer_email__iexact=contact)
+    if field == PHONE_FIELD:
+        return Receipt.objects.filter(customer_phone=contact)
+    raise ValueError(f"not a contact field: {field!r}")
+
+
+def erase_contact(field: str, contact: str) -> int:
+    """Remove ``contact`` from ``field`` of every receipt that holds it (``holding``), from
+    every merchant; return how many receipts changed. Nothing signed changes
+    (receipts.signing never signs a contact), no hook hears of it: the merchant learns
+    nothing. Their pages read the primary for a while after (read-your-writes)."""
+    receipts = holding(field, contact)
+    with transaction.atomic():
+        names = [name for pair in receipts.values_list("token", "short_code") for name in pair]
+        count = receipts.update(**{field: None, "updated_at": timezone.now()})
+        replicas.wrote(*names)
+    return count
+
+
+def detach_contact(receipt: Receipt, field: str, contact: str) -> bool:
+    """Remove ``contact`` from ``field`` of ``receipt`` if it still holds it there; return
+    whether it did (False: it was removed or replaced meanwhile)."""
+    changed = holding(field, contact).filter(pk=receipt.pk).update(**{field: None, "updated_at": timezone.now()})
+    if changed:
+        setattr(receipt, field, None)
+        replicas.wrote(receipt.token, receipt.short_code)
+    return bool(changed)
+
+
+def forget_contacts(receipts: QuerySet) -> int:
+    """Remove both contact fields from each of ``receipts`` that has one (retention);
+    return how many changed."""
+    with_contact = receipts.filter(Q(customer_email__isnull=False) | Q(customer_phone__isnull=False))
+    return with_contact.update(customer_email=None, customer_phone=None, updated_at=timezone.now())
+
+
+def remove(sale_ids: list[int]) -> int:
+    """Delete the sales ``sale_ids`` with their refunds, voids and deliveries, leaving a
+    RemovedReceipt of each receipt deleted (retention: the log keeps their leaves), in one
+    transaction; return how many receipts were deleted. The caller decides which may go."""
+    with transaction.atomic():
+        refunds = Receipt.objects.filter(refund_of_id__in=sale_ids)
+        gone = list(refunds.values_list("pk", "created_at")) + list(
+            Receipt.objects.filter(pk__in=sale_ids).values_list("pk", "created_at")
+        )
+        now = timezone.now()
+        RemovedReceipt.objects.bulk_create(
+            [RemovedReceipt(receipt_id=pk, issued_at=issued, removed_at=now) for pk, issued in gone],
+            ignore_conflicts=True,
+        )
+        # Refunds first: a sale's refunds protect it (Receipt.refund_of).
+        refunds.delete()
+        Receipt.objects.filter(pk__in=sale_ids).delete()
+    return len(gone)
 
 
 def mark_keyed(receipt: Receipt) -> None:

@@ -15,7 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "locker"]),
+    "service": (
+        ROOT,
+        ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy", "locker"],
+    ),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
@@ -44,6 +47,8 @@ LAYERS = [
         "top",
         [
             "agentapi",
+            # erasure, "Not your receipt?" links and retention, over every app below
+            "privacy",
             "receco.urls",
             "receco.settings",
             "receco.wsgi",

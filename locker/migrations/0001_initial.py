@@ -8,12 +8,12 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name="Generation",
+            name="SessionKey",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("digest", models.CharField(max_length=64, unique=True)),
-                ("generation", models.PositiveIntegerField(default=0)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("key", models.CharField(max_length=32)),
+                ("signed_in_at", models.DateTimeField(db_index=True)),
             ],
         ),
         migrations.CreateModel(

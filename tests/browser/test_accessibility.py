@@ -4,6 +4,8 @@ The suite fails on any violation and names each one; phone-sized screenshots of 
 page are kept in test-artifacts/ for a person to look at.
 """
 
+import re
+
 import pytest
 
 from tests.browser.accessibility import Audit
@@ -56,6 +58,13 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     page.get_by_label("Email address").fill("ada.customer@example.com")
     page.get_by_role("button", name="Send my receipt").click()
     audit.check("receipt-sent")
+    # "Not your receipt?", from the link of the email just sent (docs/privacy.md).
+    not_mine = re.search(r"Not your receipt\? Remove this address from it: (\S+)", mailoutbox[-1].body)[1]
+    audit.visit(not_mine, "not-mine")
+    page.get_by_role("button", name="Remove my address from this receipt").click()
+    audit.check("not-mine-removed")
+    audit.visit(not_mine, "not-mine-already-removed")
+    audit.visit(not_mine[:-1] + ("A" if not_mine[-1] != "A" else "B"), "not-mine-not-valid")
     audit.visit(refunded.receipt.public_url, "receipt-refund")
     audit.visit(voided.public_url, "receipt-voided")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from messaging import sms
+from receipts.models import Receipt
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE
 
@@ -89,6 +90,12 @@ def test_signing_in_by_text_message_shows_both_shops_receipts(audit, phone, live
     page.go_back()
 
     page.goto(f"{url}/app/my")
+    page.get_by_role("link", name="Erase my number from all receipts").click()
+    page.wait_for_url(f"{url}/app/my/erase")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Erase your number from all receipts")
+    audit.check("locker-erase")
+    page.get_by_role("link", name="Keep it").click()
+    page.wait_for_url(f"{url}/app/my")
     page.get_by_role("button", name="Sign out everywhere").click()
     expect(page.get_by_role("status")).to_have_text("You are signed out on every device.")
     expect(page.get_by_label("Mobile number or email address")).to_be_visible()
@@ -104,6 +111,7 @@ def test_the_email_pages(audit, live_server, merchant, sale, mailoutbox):
     from receipts.validation import validate_sale
 
     create_receipt(merchant, validate_sale({**sale, "customer_email": "ada.obi@example.com"}), keyed=True)
+
     page, url = audit.page, live_server.url
     page.goto(f"{url}/app/my")
     page.get_by_label("Mobile number or email address").fill("0803")
@@ -121,6 +129,14 @@ def test_the_email_pages(audit, live_server, merchant, sale, mailoutbox):
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"{url}/app/my")
     expect(page.locator(".locker-list > li")).to_have_count(1)
+    page.get_by_role("link", name="Erase my email from all receipts").click()
+    page.get_by_role("button", name="Erase my email").click()
+    page.wait_for_url(f"{url}/app/my")
+    expect(page.get_by_role("status")).to_have_text(
+        "a*******@example.com is erased from all your receipts. You are signed out on every device."
+    )
+    audit.check("locker-erased")
+    assert not Receipt.objects.filter(customer_email__isnull=False).exists()
     audit.visit(f"{url}{link}", "locker-link-used")
     expect(page.get_by_role("alert")).to_have_text(
         "This sign-in link has expired or was already used. Ask for a new one."

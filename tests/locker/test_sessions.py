@@ -70,3 +70,17 @@ def test_the_forms_need_their_csrf_token(two_shops, signed_in):
     assert browser.post("/app/my/start", {"contact": "08031234567"}).status_code == 403
     assert browser.post("/app/my/code", {"code": "123456"}).status_code == 403
     assert browser.post("/app/my/sign-out-everywhere").status_code == 403
+
+
+def test_a_session_key_is_deleted_once_no_session_of_it_can_live(client, two_shops, signed_in):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from locker.models import SessionKey
+
+    signed_in(client)
+    SessionKey.objects.update(signed_in_at=timezone.now() - timedelta(days=30, seconds=1))
+    signed_in(Client(), OTHER_PHONE)
+    assert SessionKey.objects.count() == 1
+    assert not _is_signed_in(client)

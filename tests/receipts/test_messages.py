@@ -1,4 +1,7 @@
-"""What a delivery says: a receipt as an email and as a text message (receipts.messages)."""
+"""What a delivery says: a receipt as an email and as a text message (receipts.messages),
+each with its "Not your receipt?" link (receipts.detach_links)."""
+
+import re
 
 import pytest
 
@@ -12,6 +15,9 @@ GSM_BASIC = set(
     "abcdefghijklmnopqrstuvwxyzäöñüà"
 )
 EMAIL = "customer@example.com"
+PHONE = "+2348031234567"
+# The "Not your receipt?" link a text ends with (receipts.detach_links), its key aside.
+NOT_MINE = r"\nNot yours\? https://receipts\.example\.test/app/receipt/K7P2QX/not-mine\?k=p[\w-]{8}:\w+:[\w-]{16}"
 
 
 def test_the_email_has_text_and_html_parts_with_the_link(receipt):
@@ -55,9 +61,9 @@ def test_messages_never_carry_a_token_the_pos_chose(receipt_factory):
     # A token is the POS's to choose: one that says anything it likes must not reach the
     # customer's phone or inbox as the service's words. Messages link by short code.
     receipt = receipt_factory(token="Call-08031234567-to-claim-your-prize")
-    text = compose_sms(receipt)
+    text = compose_sms(receipt, PHONE)
     message = compose_email(receipt, EMAIL)
-    assert text.endswith(": https://receipts.example.test/app/receipt/K7P2QX")
+    assert re.search(": https://receipts.example.test/app/receipt/K7P2QX" + NOT_MINE + "$", text)
     for body in (text, message.body, message.alternatives[0][0]):
         assert "claim-your-prize" not in body
 
@@ -70,21 +76,24 @@ def test_a_merchant_name_cannot_inject_headers(receipt_factory, merchant):
     assert "\nBcc:" not in message.message().as_string().split("\n\n")[0]
 
 
-def test_the_text_message_is_short_and_in_the_gsm_alphabet(receipt_factory, merchant):
+def test_the_text_message_is_two_parts_at_most_in_the_gsm_alphabet(receipt_factory, merchant):
     _named(merchant, "A very long merchant name that goes on and on and on")
     receipt = receipt_factory()
-    text = compose_sms(receipt)
-    assert text == (
+    text = compose_sms(receipt, PHONE)
+    first, _, second = text.partition("\n")
+    assert first == (
         "Your receipt from A very long merchant name that goes o..., NGN 1,300.00: "
         "https://receipts.example.test/app/receipt/K7P2QX"
     )
-    assert set(text) <= GSM_BASIC  # 160 characters a part, not 70
-    assert len(text) <= 160
+    assert re.fullmatch(NOT_MINE, "\n" + second)
+    assert set(text) <= GSM_BASIC  # 153 characters a part, not 67
+    assert len(first) <= 160
+    assert len(text) <= 2 * 153
 
 
 def test_test_receipts_say_so(test_receipt):
     assert compose_email(test_receipt, EMAIL).subject.startswith("[TEST] ")
-    assert compose_sms(test_receipt).startswith("[TEST] ")
+    assert compose_sms(test_receipt, PHONE).startswith("[TEST] ")
 
 
 def test_the_email_is_from_the_shop_and_replies_reach_its_support(receipt_factory, merchant):
@@ -104,7 +113,7 @@ def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
 
     _, body = api.post("refundReceipt", {"token": stored.token, "amount": 5000}, Authorization=f"Bearer {live_key.key}")
     refund = Receipt.objects.get(token=body["result"]["data"]["token"])
-    assert compose_sms(refund).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
+    assert compose_sms(refund, PHONE).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
     message = compose_email(refund, EMAIL)
     assert message.subject == "Your refund receipt from Mama Put Kitchen: ₦50.00"
     assert "REFUND of receipt STORE1." in message.body

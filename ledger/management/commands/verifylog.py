@@ -4,7 +4,8 @@
     manage.py verifylog --checkpoint saved.txt  # and checkpoints kept elsewhere (a witness's)
 
 Prints each problem (an edited, deleted, missing or moved receipt; a checkpoint the log no
-longer matches) and exits with status 1 when there is one. The outcome is kept for /readyz.
+longer matches) and exits with status 1 when there is one; receipts removed by retention
+are counted, not problems. The outcome is kept for /readyz.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -33,6 +34,8 @@ class Command(BaseCommand):
         for problem in report.problems:
             self.stdout.write(f"PROBLEM {problem}")
         summary = f"{report.size} entries and {report.checkpoints} checkpoints checked"
+        if report.removed:
+            summary += f" ({report.removed} of them removed by retention: their leaf hashes checked, not their content)"
         if not report.ok:
             raise CommandError(f"{summary}: {len(report.problems)} problem(s)")
         self.stdout.write(f"OK {summary}: no problem")

@@ -6,7 +6,7 @@ class Migration(migrations.Migration):
     """The customer's locker finds the receipts sent to one phone number or email address."""
 
     dependencies = [
-        ("receipts", "0006_deliveries_moved_to_messaging"),
+        ("receipts", "0007_removed_receipts"),
     ]
 
     operations = [

@@ -1,0 +1,48 @@
+"""Erasing customers' email addresses and phone numbers from the outbox (privacy.erasure,
+privacy.retention): each delivery of a receipt to a customer keeps its record (channel,
+receipt, status, when) and loses its destination.
+
+A delivery not sent yet is not sent at all: it fails with ERASED, and no
+``delivery_failed`` is sent for it (the merchant learns nothing of an erasure). Its
+``last_error`` keeps what an earlier attempt said, which transports.scrub already masked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from messaging.models import EMAIL, SMS, Delivery
+
+ERASED = "Not sent: the customer's contact was erased"
+
+
+def to_customers() -> QuerySet:
+    """Every delivery of a receipt to a customer (email and SMS) whose destination is still known."""
+    return Delivery.objects.filter(channel__in=[EMAIL, SMS], receipt__isnull=False).exclude(destination="")
+
+
+def to_contact(channel: str, contact: str) -> QuerySet:
+    """The deliveries to ``contact`` on ``channel``: an email address whatever its case, a number exactly."""
+    if channel == EMAIL:
+        return to_customers().filter(channel=EMAIL, destination__iexact=contact)
+    return to_customers().filter(channel=channel, destination=contact)
+
+
+def made_before(moment: datetime) -> QuerySet:
+    """The deliveries to customers made before ``moment`` (retention)."""
+    return to_customers().filter(created_at__lt=moment)
+
+
+def forget(deliveries: QuerySet) -> int:
+    """Erase the destination of each of ``deliveries``; the ones still to be sent fail with
+    ERASED. Returns how many were erased."""
+    now = timezone.now()
+    with transaction.atomic():
+        deliveries.filter(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING]).update(
+            status=Delivery.Status.FAILED, next_attempt_at=None, last_error=ERASED, updated_at=now
+        )
+        return deliveries.update(destination="", updated_at=now)

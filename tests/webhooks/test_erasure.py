@@ -1,0 +1,76 @@
+"""Erasing customers' contacts from the webhook bodies kept (webhooks.erasure): the field
+nulled, every other byte of the body as it was; a receipt removed takes its events along."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from messaging.models import Delivery
+from receipts.creation import create_receipt
+from receipts.validation import validate_sale
+from webhooks import erasure
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+
+PHONE = "+2348031234567"
+
+
+@pytest.fixture
+def sold(sent, endpoint, merchant, sale):
+    def sell(token, short_code, **contact):
+        data = validate_sale({**sale, "token": token, "short_code": short_code, **contact})
+        return sent(create_receipt, merchant, data, keyed=True).receipt
+
+    return sell
+
+
+def _object(receipt) -> dict:
+    return json.loads(Event.objects.get(receipt=receipt).body)["data"]["object"]
+
+
+def test_the_contact_is_nulled_and_the_rest_of_the_body_kept(sold):
+    receipt = sold("rcpt_webhook_body_01", "WHBDY1", customer_phone=PHONE, customer_email="Ada@Example.com")
+    before = Event.objects.get(receipt=receipt).body
+    assert erasure.erase_contact("customer_phone", PHONE) == 1
+    after = Event.objects.get(receipt=receipt).body
+    assert after == before.replace(f'"customer_phone":"{PHONE}"', '"customer_phone":null')
+    assert erasure.erase_contact("customer_email", "ada@example.com") == 1
+    assert (_object(receipt)["customer_email"], _object(receipt)["customer_phone"]) == (None, None)
+    assert erasure.erase_contact("customer_phone", PHONE) == 0
+
+
+def test_a_number_elsewhere_in_the_body_is_not_a_contact_field(sold):
+    # The search finds the number anywhere; only the contact fields are erased.
+    receipt = sold("rcpt_webhook_body_02", "WHBDY2", location=f"Till {PHONE}")
+    assert erasure.erase_contact("customer_phone", PHONE) == 0
+    assert _object(receipt)["location"] == f"Till {PHONE}"
+
+
+def test_detach_changes_one_receipts_events(sold):
+    first = sold("rcpt_webhook_body_03", "WHBDY3", customer_phone=PHONE)
+    second = sold("rcpt_webhook_body_04", "WHBDY4", customer_phone=PHONE)
+    assert erasure.detach(first.pk, "customer_phone", PHONE) == 1
+    assert (_object(first)["customer_phone"], _object(second)["customer_phone"]) == (None, PHONE)
+
+
+def test_retention_empties_the_contacts_of_events_made_before_its_cutoff(sold, monkeypatch):
+    monkeypatch.setattr(erasure, "SCAN", 1)
+    old = sold("rcpt_webhook_body_05", "WHBDY5", customer_phone=PHONE, customer_email="ada@example.com")
+    new = sold("rcpt_webhook_body_06", "WHBDY6", customer_phone=PHONE)
+    Event.objects.filter(receipt=old).update(created_at=timezone.now() - timedelta(days=200))
+    assert erasure.made_before(timezone.now() - timedelta(days=180)) == 1
+    assert (_object(old)["customer_phone"], _object(old)["customer_email"]) == (None, None)
+    assert _object(new)["customer_phone"] == PHONE
+    assert erasure.made_before(timezone.now() - timedelta(days=180)) == 0
+
+
+def test_a_receipts_events_go_with_it_and_their_deliveries_too(sold):
+    receipt = sold("rcpt_webhook_body_07", "WHBDY7")
+    event = Event.objects.get(receipt=receipt)
+    assert Delivery.objects.filter(payload_id=event.pk).exists()
+    assert erasure.delete_of_receipts([receipt.pk]) == 1
+    assert not Event.objects.exists()
+    assert not Delivery.objects.filter(payload_id=event.pk).exists()
