@@ -1,6 +1,7 @@
-"""The one writer of receipt rows: every INSERT and UPDATE of a Receipt (a sale, a refund,
-its sale's refunds and status, a void, a receipt set aside, a contact) happens here, and
-with it whatever other apps add to the change through the hooks (receipts.hooks).
+"""The one writer of receipt rows: every INSERT, UPDATE and DELETE of a Receipt (a sale, a
+refund, its sale's refunds and status, a void, a receipt set aside, a contact given or
+erased, a receipt past its retention) happens here, and with it whatever other apps add to
+the change through the hooks (receipts.hooks; erasure and retention tell no hook).
 
 The rules that decide what to write (idempotency, short-code collisions, who may refund)
 are the callers': receipts.creation, receipts.refunds, the contact's validation

@@ -65,11 +65,28 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     audit.check("not-mine-removed")
     audit.visit(not_mine, "not-mine-already-removed")
     audit.visit(not_mine[:-1] + ("A" if not_mine[-1] != "A" else "B"), "not-mine-not-valid")
+    expired = f"{url}/app/receipt/{sale.short_code}/not-mine?k={_old_key(sale)}"
+    audit.visit(expired, "not-mine-expired")
     audit.visit(refunded.receipt.public_url, "receipt-refund")
     audit.visit(voided.public_url, "receipt-voided")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")
     audit.visit(f"{url}/app/receipt/not-a-code", "receipt-not-found")
     audit.assert_clean()
+
+
+def _old_key(receipt) -> str:
+    """A "Not your receipt?" key made longer ago than the contact retention (receipts.detach_links)."""
+    import time
+
+    from django.conf import settings
+    from django.core import signing
+
+    from receipts import detach_links
+
+    then = signing.b62_encode(int(time.time()) - settings.RECECO_CONTACT_RETENTION_DAYS * 86400 - 60)
+    signer = detach_links._Signer(salt=f"{detach_links.SALT}:{receipt.short_code}")
+    signer.timestamp = lambda: then
+    return signer.sign("e" + detach_links.digest("ada.customer@example.com"))
 
 
 def _sign_in(page, url, user):
