@@ -48,8 +48,11 @@ class Delivery(models.Model):
     channel = models.CharField(max_length=16)
     # Whose message it is. No constraint in the database, only in Django (which still
     # cascades): a sale's statement writes its deliveries, and a constraint would
-    # share-lock the merchant's row that every concurrent sale of it locks too.
-    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    # share-lock the merchant's row that every concurrent sale of it locks too. None: the
+    # service's own message to a customer, of no merchant (a sign-in code of the locker).
+    merchant = models.ForeignKey(
+        "merchants.Merchant", on_delete=models.CASCADE, related_name="+", db_constraint=False, null=True, blank=True
+    )
     # The receipt an email or a text message sends (None: the delivery carries a stored payload).
     receipt = models.ForeignKey(
         "receipts.Receipt", on_delete=models.CASCADE, null=True, blank=True, related_name="deliveries"

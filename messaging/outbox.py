@@ -59,7 +59,7 @@ WAKE_EVERY = 1.0
 
 def add(
     channel: str,
-    merchant_id: int,
+    merchant_id: int | None,
     destination: str,
     *,
     receipt=None,

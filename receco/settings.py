@@ -57,6 +57,8 @@ INSTALLED_APPS = [
     "agentapi",
     # Signed receipts and their append-only log (docs/verification.md).
     "ledger",
+    # The customer's receipt locker, /app/my (docs/customer-pages.md).
+    "locker",
     # Erasure of customers' contacts, "Not your receipt?" links, retention (docs/privacy.md).
     "privacy",
     # The task runner (deliveries) and its database queue.
@@ -339,6 +341,10 @@ RECECO_CONTACT_FORM_RATE = envrate("RECECO_CONTACT_FORM_RATE", "10/h")
 RECECO_PASSWORD_RESET_RATE = envrate("RECECO_PASSWORD_RESET_RATE", "5/h")
 # Wallet passes (Apple's .pkpass, Google's save link) per client address (django-ratelimit).
 RECECO_WALLET_PASS_RATE = envrate("RECECO_WALLET_PASS_RATE", "60/h")
+# The locker's sign-in codes and links (locker.limits): asked for one phone number or
+# email address, and from one client address, whether or not any receipt was sent to it.
+RECECO_LOCKER_CONTACT_RATE = envrates("RECECO_LOCKER_CONTACT_RATE", ["3/h", "6/d"])
+RECECO_LOCKER_ADDRESS_RATE = envrates("RECECO_LOCKER_ADDRESS_RATE", ["20/h"])
 
 # --- Delivery: the task runner, email, text messages, and how often to send -----------
 

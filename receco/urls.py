@@ -16,6 +16,8 @@ urlpatterns = [
     # Dashboard password reset by email (Django's views, Receco's templates).
     path("admin/", include(passwords.urlpatterns)),
     path("admin/", admin.site.urls),
+    # The customer's receipt locker: every receipt sent to a proven phone number or address.
+    path("app/", include("locker.urls")),
     # The customer web app: scan page, receipt pages, QR images.
     path("app/", include("receipts.urls")),
     # "Not your receipt?": a message's link that removes its contact from the receipt.

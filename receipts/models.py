@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.db.models.fields.json import KT
 from django.db.models.functions import Lower
 from django.urls import reverse
@@ -92,9 +93,19 @@ class Receipt(models.Model):
             # (a look-up's equality implies the condition, so the index still answers it).
             models.Index(fields=["total_amount", "merchant"], name="receipt_amount_merchant"),
             models.Index(CARD_LAST4, name="receipt_card_last4", condition=models.Q(details__isnull=False)),
-            models.Index(EMAIL_LOWER, name="receipt_email", condition=models.Q(customer_email__isnull=False)),
+            # The contact's two serve the search and the customer's locker (locker.listing):
+            # the receipts sent to one phone number or email address (whatever the case its
+            # shops wrote it in), newest first, and a date searched among them.
             models.Index(
-                fields=["customer_phone"], name="receipt_phone", condition=models.Q(customer_phone__isnull=False)
+                fields=["customer_phone", "-transaction_date"],
+                name="receipt_phone_date",
+                condition=models.Q(customer_phone__isnull=False),
+            ),
+            models.Index(
+                EMAIL_LOWER,
+                F("transaction_date").desc(),
+                name="receipt_email_date",
+                condition=models.Q(customer_email__isnull=False),
             ),
             # A day or days of one merchant's sales: the search and the sale date filter.
             models.Index(fields=["merchant", "transaction_date"], name="receipt_merchant_sold"),

@@ -15,7 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
-    "service": (ROOT, ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy"]),
+    "service": (
+        ROOT,
+        ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy", "locker"],
+    ),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
@@ -66,6 +69,8 @@ LAYERS = [
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
             "receipts.sent_here",
+            # the customer's receipt locker (/app/my), its sign-in transport included
+            "locker",
         ],
     ),
 ]

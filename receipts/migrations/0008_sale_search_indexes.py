@@ -1,5 +1,6 @@
 """The indexes of the dashboard's search (receipts.search): a sale found by amount, card's
-last four, the customer's email or phone, or days of sale, by an exact look-up.
+last four, the customer's email or phone, or days of sale, by an exact look-up; the
+contact's two also list a customer's receipts newest first in their locker (locker.listing).
 
 On PostgreSQL they are built with CREATE INDEX CONCURRENTLY: a plain CREATE INDEX holds
 every new sale until it is done, and a large receipts table takes a while to index."""
@@ -52,18 +53,23 @@ class Migration(migrations.Migration):
                 name="receipt_card_last4",
             ),
         ),
+        # The customer's contact, newest first: the dashboard's search by email or phone,
+        # and the customer's locker (locker.listing), which lists a contact's receipts by date.
         AddIndexWhileSelling(
             model_name="receipt",
             index=models.Index(
-                django.db.models.functions.text.Lower("customer_email"),
-                condition=models.Q(("customer_email__isnull", False)),
-                name="receipt_email",
+                condition=models.Q(("customer_phone__isnull", False)),
+                fields=["customer_phone", "-transaction_date"],
+                name="receipt_phone_date",
             ),
         ),
         AddIndexWhileSelling(
             model_name="receipt",
             index=models.Index(
-                condition=models.Q(("customer_phone__isnull", False)), fields=["customer_phone"], name="receipt_phone"
+                django.db.models.functions.text.Lower("customer_email"),
+                models.OrderBy(models.F("transaction_date"), descending=True),
+                condition=models.Q(("customer_email__isnull", False)),
+                name="receipt_email_date",
             ),
         ),
         AddIndexWhileSelling(

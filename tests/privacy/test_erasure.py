@@ -43,7 +43,7 @@ def test_a_phone_is_gone_from_two_shops_receipts_deliveries_webhook_bodies_and_c
     erased = erase_contact(PHONE, via="locker")
 
     assert erased.kind == "phone"
-    assert erased.counts == {"receipts": 2, "deliveries": 2, "webhook_events": 2}
+    assert erased.counts == {"receipts": 2, "deliveries": 2, "webhook_events": 2, "locker": 0}
     assert _holding(database_dump(), PHONE) == []
     assert _holding(cache_dump(), PHONE) == []
     for receipt in (ours, other_shops):
@@ -69,7 +69,7 @@ def test_each_delivery_keeps_its_record_without_its_destination(customer_receipt
 def test_an_email_address_is_erased_whatever_its_case(customer_receipts):
     (ours, _), theirs = customer_receipts
     erased = erase_contact(EMAIL.lower(), via="locker")
-    assert erased.counts == {"receipts": 1, "deliveries": 1, "webhook_events": 1}
+    assert erased.counts == {"receipts": 1, "deliveries": 1, "webhook_events": 1, "locker": 0}
     assert _holding(database_dump(), EMAIL) == []
     ours.refresh_from_db()
     assert (ours.customer_email, ours.customer_phone) == (None, PHONE)
@@ -103,7 +103,7 @@ def test_the_record_says_when_what_kind_and_how_many_and_holds_no_contact(custom
     assert model_to_dict(record, exclude=["id"]) == {
         "via": "locker",
         "kind": "phone",
-        "counts": {"receipts": 2, "deliveries": 2, "webhook_events": 2},
+        "counts": {"receipts": 2, "deliveries": 2, "webhook_events": 2, "locker": 0},
     }
     assert record.created_at is not None
     assert str(record).startswith("Phone number erased by locker at ")
@@ -112,7 +112,7 @@ def test_the_record_says_when_what_kind_and_how_many_and_holds_no_contact(custom
 def test_erasing_a_contact_nothing_holds_changes_nothing_but_is_recorded(customer_receipts):
     erase_contact(PHONE, via="locker")
     again = erase_contact(PHONE, via="operator")
-    assert again.counts == {"receipts": 0, "deliveries": 0, "webhook_events": 0}
+    assert again.counts == {"receipts": 0, "deliveries": 0, "webhook_events": 0, "locker": 0}
     assert again.total == 0
     assert list(ErasureRecord.objects.order_by("created_at").values_list("via", flat=True)) == ["locker", "operator"]
 
@@ -160,7 +160,7 @@ def test_an_eraser_that_fails_undoes_the_whole_erasure(customer_receipts, monkey
 
 def test_the_operators_command_normalises_what_it_is_given(customer_receipts, capsys):
     call_command("erasecontact", "0803 123 4567")
-    assert capsys.readouterr().out == "Erased the phone: 2 receipts, 2 deliveries, 2 webhook events\n"
+    assert capsys.readouterr().out == "Erased the phone: 2 receipts, 2 deliveries, 2 webhook events, 0 locker\n"
     assert ErasureRecord.objects.get().via == "operator"
     assert not Receipt.objects.filter(customer_phone=PHONE).exists()
 

@@ -1,0 +1,144 @@
+"""The customer's receipt locker in a real headless Chromium at 360x740: two shops sent
+receipts to one number; the customer signs in with the texted code and finds both.
+Every page is checked by axe-core and kept as a screenshot in test-artifacts/."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from messaging import sms
+from receipts.models import Receipt
+from tests.browser.accessibility import Audit
+from tests.browser.conftest import PHONE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NUMBER = "+2348031234567"
+
+
+@pytest.fixture
+def audit(phone, artifacts):
+    return Audit(phone.page, PHONE, artifacts)
+
+
+@pytest.fixture
+def two_shops(merchant, other_merchant, sale):
+    from receipts.creation import create_receipt
+    from receipts.refunds import refund, validate_refund
+    from receipts.validation import validate_sale
+
+    def make(shop, **overrides):
+        data = {**sale, "merchant_string_id": shop.string_id, "merchant_name": shop.name, **overrides}
+        return create_receipt(shop, validate_sale(data), keyed=True).receipt
+
+    mama = make(merchant, token="rcpt_mama0001_aaaaaa", short_code="MAMA01", customer_phone=NUMBER,
+                transaction_date="2026-11-20T12:00:00Z")  # fmt: skip
+    refund(mama, validate_refund({"token": mama.token, "amount": 30000}), keyed=True)
+    corner = make(other_merchant, token="rcpt_corner01_aaaaaa", short_code="CORN01", customer_phone=NUMBER,
+                  total_amount=45050, transaction_date="2026-11-22T09:30:00Z",
+                  items=[{"name": "Bread", "quantity": 1, "unit_price": 45050, "total_price": 45050}])  # fmt: skip
+    make(merchant, token="rcpt_others01_aaaaaa", short_code="OTHR01", customer_phone="+2348039999999")
+    return mama, corner
+
+
+def _texted_code() -> str:
+    codes = [re.match(r"(\d{6}) is your Receco code", m.body) for m in sms.outbox if m.to == NUMBER]
+    return [found[1] for found in codes if found][-1]
+
+
+def test_signing_in_by_text_message_shows_both_shops_receipts(audit, phone, live_server, two_shops):
+    mama, corner = two_shops
+    page, url = audit.page, live_server.url
+
+    audit.visit(f"{url}/app/my", "locker-signin")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Your receipts")
+    page.get_by_label("Mobile number or email address").fill("0803 123 4567")
+    page.get_by_role("button", name="Continue").click()
+    page.wait_for_url(f"{url}/app/my/code")
+    expect(page.get_by_text("If a shop sent a receipt to +234*******67")).to_be_visible()
+    audit.check("locker-code")
+    code = _texted_code()
+
+    wrong = f"{(int(code) + 1) % 1_000_000:06d}"
+    page.get_by_label("Code").fill(wrong)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text("That code is not right. 4 tries left.")
+    expect(page.get_by_label("Code")).to_be_focused()
+    audit.check("locker-code-wrong")
+
+    page.get_by_label("Code").fill(code)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{url}/app/my")
+    entries = page.locator(".locker-list > li")
+    expect(entries).to_have_count(2)
+    expect(entries.nth(0)).to_contain_text("Corner Shop")
+    expect(entries.nth(0)).to_contain_text("₦450.50")
+    expect(entries.nth(1)).to_contain_text("Mama Put Kitchen")
+    expect(entries.nth(1).get_by_role("link", name="Refund of ₦300.00")).to_be_visible()
+    assert "rcpt_others01" not in page.content()
+    audit.check("locker-list")
+
+    page.get_by_label("Shop").fill("corner")
+    page.get_by_role("button", name="Search").click()
+    expect(entries).to_have_count(1)
+    expect(page.get_by_role("heading", name="1 found")).to_be_visible()
+    audit.check("locker-search")
+
+    entries.first.get_by_role("link").first.click()
+    page.wait_for_url(f"{url}/app/receipt/{corner.token}")
+    page.go_back()
+
+    page.goto(f"{url}/app/my")
+    page.get_by_role("link", name="Erase my number from all receipts").click()
+    page.wait_for_url(f"{url}/app/my/erase")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Erase your number from all receipts")
+    audit.check("locker-erase")
+    page.get_by_role("link", name="Keep it").click()
+    page.wait_for_url(f"{url}/app/my")
+    page.get_by_role("button", name="Sign out everywhere").click()
+    expect(page.get_by_role("status")).to_have_text("You are signed out on every device.")
+    expect(page.get_by_label("Mobile number or email address")).to_be_visible()
+    audit.check("locker-signed-out")
+    audit.assert_clean()
+    # Nothing refused by the page's policy, no script error; the wrong code's 400 is expected.
+    complaints = [line for line in phone.console if "error" in line.lower() or "refused" in line.lower()]
+    assert [line for line in complaints if "status of 400" not in line] == []
+
+
+def test_the_email_pages(audit, live_server, merchant, sale, mailoutbox):
+    from receipts.creation import create_receipt
+    from receipts.validation import validate_sale
+
+    create_receipt(merchant, validate_sale({**sale, "customer_email": "ada.obi@example.com"}), keyed=True)
+
+    page, url = audit.page, live_server.url
+    page.goto(f"{url}/app/my")
+    page.get_by_label("Mobile number or email address").fill("0803")
+    page.get_by_role("button", name="Continue").click()
+    expect(page.locator("#contact-error")).to_contain_text("Enter a valid mobile number")
+    expect(page.get_by_label("Mobile number or email address")).to_have_attribute("aria-invalid", "true")
+    audit.check("locker-signin-error")
+    page.get_by_label("Mobile number or email address").fill("ada.obi@example.com")
+    page.get_by_role("button", name="Continue").click()
+    page.wait_for_url(f"{url}/app/my/email-sent")
+    audit.check("locker-email-sent")
+    [email] = [message for message in mailoutbox if message.subject == "Sign in to your receipts"]
+    link = re.search(r"(/app/my/link/\S+)", email.body)[1]
+    audit.visit(f"{url}{link}", "locker-link")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{url}/app/my")
+    expect(page.locator(".locker-list > li")).to_have_count(1)
+    page.get_by_role("link", name="Erase my email from all receipts").click()
+    page.get_by_role("button", name="Erase my email").click()
+    page.wait_for_url(f"{url}/app/my")
+    expect(page.get_by_role("status")).to_have_text(
+        "a*******@example.com is erased from all your receipts. You are signed out on every device."
+    )
+    audit.check("locker-erased")
+    assert not Receipt.objects.filter(customer_email__isnull=False).exists()
+    audit.visit(f"{url}{link}", "locker-link-used")
+    expect(page.get_by_role("alert")).to_have_text(
+        "This sign-in link has expired or was already used. Ask for a new one."
+    )
+    audit.assert_clean()

@@ -1,0 +1,75 @@
+"""'Erase my number from all receipts': from the locker, through privacy.erasure, with the
+locker's own sign-ins and sessions erased with it."""
+
+import pytest
+from django.test import Client
+
+from locker.models import SessionKey, SignIn
+from privacy.models import ErasureRecord
+from receipts.models import Receipt
+from tests.locker.conftest import OTHER_PHONE, PHONE, ask
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def two_devices(client, two_shops, signed_in):
+    laptop = Client()
+    signed_in(client)
+    signed_in(laptop)
+    return client, laptop
+
+
+def test_the_page_says_what_erasing_does(two_devices):
+    phone, _ = two_devices
+    response = phone.get("/app/my/erase")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h1>Erase your number from all receipts</h1>" in html
+    assert "We remove <strong>+234*******67</strong> from all 2 receipts shops sent to it" in html
+    assert "The receipts themselves stay, without your number" in html
+    assert Receipt.objects.filter(customer_phone=PHONE).count() == 2  # nothing done yet
+
+
+def test_the_list_offers_it(two_devices):
+    phone, _ = two_devices
+    assert 'href="/app/my/erase">Erase my number from all receipts</a>' in phone.get("/app/my").content.decode()
+
+
+def test_erasing_removes_the_number_and_ends_every_session(two_devices, two_shops):
+    phone, laptop = two_devices
+    response = phone.post("/app/my/erase")
+    assert response.status_code == 302
+    assert response["Location"] == "/app/my"
+    page = phone.get("/app/my").content.decode()
+    assert "+234*******67 is erased from all your receipts. You are signed out on every device." in page
+    assert "Mobile number or email address" in page
+    assert "Sign out everywhere" not in laptop.get("/app/my").content.decode()
+    # The receipts stay, without the number; someone else's keep theirs.
+    assert (
+        Receipt.objects.filter(pk__in=[two_shops["mama"].pk, two_shops["corner"].pk], customer_phone=None).count() == 2
+    )
+    assert Receipt.objects.get(pk=two_shops["not_theirs"].pk).customer_phone == OTHER_PHONE
+    assert not SessionKey.objects.exists()
+    assert not SignIn.objects.filter(contact=PHONE).exists()
+    record = ErasureRecord.objects.get()
+    assert (record.via, record.kind, record.counts["receipts"], record.counts["locker"]) == ("locker", "phone", 2, 1)
+
+
+def test_after_erasing_the_number_signs_in_to_nothing(two_devices, django_capture_on_commit_callbacks):
+    phone, _ = two_devices
+    phone.post("/app/my/erase")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ask(phone, PHONE).status_code == 302
+    from locker import signins
+
+    own_code = signins.code_of(SignIn.objects.get())
+    refused = phone.post("/app/my/code", {"code": own_code})
+    assert refused.context["form"].errors["code"] == ["That code is not right. 4 tries left."]
+
+
+def test_erasing_needs_a_session_and_its_csrf_token(two_shops, two_devices):
+    assert Client().post("/app/my/erase").status_code == 302
+    assert Client().get("/app/my/erase")["Location"] == "/app/my"
+    assert Client(enforce_csrf_checks=True).post("/app/my/erase").status_code == 403
+    assert Receipt.objects.filter(customer_phone=PHONE).count() == 2
