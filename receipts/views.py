@@ -183,9 +183,13 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
 def verify(request: HttpRequest) -> HttpResponse:
     """/app/verify: checks a saved receipt file, or a scanned receipt's, in the browser
     (static/receipts/verify.js) against the keys and checkpoint embedded in the page."""
-    response = render(
-        request, "receipts/verify.html", {"published": trust.published(), "web_url": settings.RECECO_WEB_URL}
-    )
+    context = {
+        "published": trust.published(),
+        "web_url": settings.RECECO_WEB_URL,
+        # "Verify this receipt" names it: the page offers to fetch it (the token, cut as typed ones are).
+        "reference": _as_typed(request.GET.get("reference", "")),
+    }
+    response = render(request, "receipts/verify.html", context)
     # The embedded checkpoint is at most a few seconds old; the keys change on rotation.
     response["Cache-Control"] = "no-cache"
     return response

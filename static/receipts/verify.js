@@ -461,12 +461,14 @@
 
   var webUrl = input.getAttribute("data-web-url") || "";
   var CODE = /^[A-Za-z0-9]{6}$/;
+  var TOKEN = /^[A-Za-z0-9_-]{8,64}$/;
 
-  // The receipt file's address for a code or one of our receipt links, or null.
+  // The receipt file's address for a code, a token or one of our receipt links, or null.
   function fileAddress(text) {
     var value = (text || "").trim();
     var compact = value.replace(/[\s\-\u2010-\u2015\u2212]/g, "");
     if (CODE.test(compact)) return "/app/receipt/" + compact.toUpperCase() + "/receipt.orf.json";
+    if (TOKEN.test(value)) return "/app/receipt/" + value + "/receipt.orf.json";
     var url;
     try { url = new URL(value); } catch (error) { return null; }
     var ours = url.origin === window.location.origin || (webUrl && url.origin === new URL(webUrl).origin);

@@ -87,9 +87,14 @@ def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, log
     path = _download(page, logged[1], tmp_path)
     assert path.name == "receipt-VERIF1.orf.json"
     page.get_by_role("link", name="Verify this receipt").click()
-    page.wait_for_url(f"{live_server.url}/app/verify")
+    page.wait_for_url(f"{live_server.url}/app/verify?reference={logged[1].token}")
+    expect(page.get_by_label("Or the receipt's code or link")).to_have_value(logged[1].token)
     assert violations(page) == []
     _shot(page, "verify-empty")
+    page.get_by_role("button", name="Check").click()  # the receipt the page was opened for, fetched
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    page.goto(f"{live_server.url}/app/verify")
+    expect(_verdict(page)).to_be_hidden()
     _open(page, path)
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
     checks = _checks(page)
