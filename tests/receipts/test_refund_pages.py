@@ -96,7 +96,7 @@ def test_an_owner_refunds_two_of_three_items(client, owner, card_sale, mailoutbo
     assert '<td>Jollof rice<div class="item-refunded"><strong>Refunded: 1 of 2</strong></div></td>' in sale_page
     assert '<td>Chapman<div class="item-refunded"><strong>Refunded: 1 of 1</strong></div></td>' in sale_page
     assert "<td>Moi moi</td><td>1</td>" in sale_page
-    assert f">{made.short_code}</a>: ₦860.00 (Jollof rice × 1, Chapman × 1 · Cold food)" in sale_page
+    assert f">{made.receipt_number}</a>: ₦860.00 (Jollof rice × 1, Chapman × 1 · Cold food)" in sale_page
 
     # The audit trail: who, from where, what.
     entry = AuditEntry.objects.get(content_type__model="receipt", object_pk=str(made.pk))
