@@ -57,6 +57,7 @@ LAYERS = [
             "merchants.admin_config",
             "merchants.sites",
             "merchants.signin_views",
+            "merchants.navigation",
             "receipts.today",
             # the customer pages: their form and what this browser asked to be sent
             "receipts.forms",
