@@ -28,7 +28,9 @@ KEY_CELLS = {
     "invitations": ["email", "state"],
     "audit-trail": ["when", "who", "what"],
 }
-DATE_CELLS = ["sale_date", "created", "last_used", "expires", "when", "sent", "next_try", "joined"]
+# Cells that stay on one line at 1280 pixels: dates, amounts, and the words of a status.
+ONE_LINE_CELLS = ["sale_date", "created", "last_used", "expires", "when", "sent", "next_try", "joined", "amount"]
+ONE_LINE_CELLS += ["status_words", "mode", "event_type"]
 
 
 def _shop(merchant, owner, receipt_factory, live_key, settings):
@@ -126,7 +128,7 @@ def _problems(page, size, name, key_cells) -> list[str]:
     if wide > size["width"]:
         found.append(f"{name}: the page is {wide} px wide in a {size['width']} px window")
     clipped = page.evaluate(
-        """() => [...document.querySelectorAll('#changelist .results, .results, pre, table')]
+        """() => [...document.querySelectorAll('.results, .attempts-table, pre, table')]
             .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'
                     && el.tagName !== 'PRE')
             .map(el => `${el.tagName.toLowerCase()}.${el.className} scrolls: ${el.scrollWidth} > ${el.clientWidth}`)"""
@@ -146,7 +148,7 @@ def _problems(page, size, name, key_cells) -> list[str]:
         if not page.locator(f"#result_list tbody .field-{field}").count():
             found.append(f"{name}: no column {field}")
     if size["width"] >= 1024:
-        for field in DATE_CELLS:
+        for field in ONE_LINE_CELLS:
             wrapped = page.evaluate(
                 """(field) => [...document.querySelectorAll(`#result_list .field-${field}`)].filter(cell => {
                     const range = document.createRange();
@@ -155,7 +157,7 @@ def _problems(page, size, name, key_cells) -> list[str]:
                 }).map(cell => cell.textContent)""",
                 field,
             )
-            found += [f"{name}: the date {text!r} takes more than one line" for text in wrapped]
+            found += [f"{name}: {field} {text!r} takes more than one line" for text in wrapped]
     return found
 
 
