@@ -41,6 +41,7 @@ def _shop(merchant, owner, receipt_factory, live_key, settings):
     from merchants import team
     from merchants.keys import issue_key, revoke_key, rotate_key
     from merchants.models import MerchantMembership
+    from merchants.usage import count_call
     from messaging.models import Delivery as Message
     from receipts.refunds import refund, validate_refund, void
     from receipts.writer import update_contact
@@ -95,7 +96,11 @@ def _shop(merchant, owner, receipt_factory, live_key, settings):
             error="Read timed out after 10 seconds: the receiver at 127.0.0.1:9 did not answer in time",
             next_attempt_at=now + timedelta(minutes=3),
         )  # fmt: skip
-    rotate_key(issue_key(merchant, "test", "Back-office laptop of the head office, upstairs").api_key)
+    laptop = issue_key(merchant, "test", "Back-office laptop of the head office, upstairs").api_key
+    for api_key in (live_key.api_key, laptop):  # the usage page's table of calls per key
+        api_key.note_used(now)
+        count_call(api_key, now)
+    rotate_key(laptop)
     revoke_key(issue_key(merchant, "live", "Old till replaced in March").api_key)
     for n, role in enumerate(["member", "member", "owner"]):
         user = User.objects.create_user(
