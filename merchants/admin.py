@@ -24,7 +24,8 @@ from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, sav
 from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
-from merchants.zones import dashboard_time, today_zone
+from merchants.zones import dashboard_time, zone_name
+from receipts import daily
 
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
@@ -40,7 +41,7 @@ class MerchantAdmin(MerchantScopedAdmin):
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["name", "string_id", "status", "is_test", "require_api_key", "created", "dashboard_links"]
+    list_display = ["shop_name", "string_id", "status", "require_api_key", "created", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
@@ -84,6 +85,12 @@ class MerchantAdmin(MerchantScopedAdmin):
 
     def merchant_id_of(self, obj):
         return obj.pk
+
+    @admin.display(description="name", ordering="name")
+    def shop_name(self, merchant):
+        if merchant.is_test:  # a test- merchant, made by a till's test sale: marked, never taken for a shop
+            return format_html('{} <span class="badge-test">Test</span>', merchant.name)
+        return merchant.name
 
     def get_list_filter(self, request):
         return ["status", "is_test"] if request.user.is_superuser else []
@@ -138,11 +145,16 @@ class MerchantAdmin(MerchantScopedAdmin):
         merchant = get_object_or_404(self.get_queryset(request), pk=object_id)
         if not self.has_view_permission(request, merchant):
             raise PermissionDenied
-        report = usage_report(merchant, days=30)
+        now = timezone.now()
+        report = usage_report(merchant, days=30, now=now)
+        sales = daily.recent_sales(merchant, 30, now)  # as Today counts them
         labels = [
             f"{series.api_key.name or series.api_key.get_type_display()} ({series.api_key.prefix})"
             for series in report.keys
         ]
+        sales_series = [("Live sales", [count.live for count in sales.values()])]
+        if any(count.test for count in sales.values()):
+            sales_series.append(("Test sales", [count.test for count in sales.values()]))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -152,10 +164,11 @@ class MerchantAdmin(MerchantScopedAdmin):
             "calls_chart": charts.stacked_bars(
                 report.days, list(zip(labels, [s.counts for s in report.keys], strict=True))
             ),
-            "receipts_chart": charts.stacked_bars(report.receipt_days, [("Receipts", report.receipts)]),
+            "receipts_chart": charts.stacked_bars(list(sales), sales_series),
             "call_rows": list(zip(report.days, report.calls, strict=True))[::-1],
-            "receipt_rows": list(zip(report.receipt_days, report.receipts, strict=True))[::-1],
-            "zone": today_zone(merchant),
+            "sales_rows": list(sales.items())[::-1],
+            "sales_meaning": daily.MEANING,
+            "zone": zone_name(merchant.time_zone, now),
             "key_rows": [
                 (label, series, dashboard_time(series.api_key.last_used_at, merchant.time_zone))
                 for label, series in zip(labels, report.keys, strict=True)
@@ -424,7 +437,7 @@ class MerchantMembershipAdmin(MerchantScopedAdmin):
 
     list_title = "Team"
     owners_may_change = True
-    list_display = ["user", "email", "merchant", "role", "created_at"]
+    list_display = ["user", "email", "merchant", "role", "joined"]
     list_filter = ["role"]
     list_select_related = ["user", "merchant"]
     search_fields = ["user__username", "user__email", "merchant__string_id", "merchant__name"]
@@ -434,8 +447,12 @@ class MerchantMembershipAdmin(MerchantScopedAdmin):
     def get_list_display(self, request):
         ids = merchant_ids(request)
         if ids is not None and len(ids) == 1:  # one shop: the column would say the same on every row
-            return [column for column in self.list_display if column not in ("merchant", "created_at")]
+            return [column for column in self.list_display if column not in ("merchant", "joined")]
         return self.list_display
+
+    @admin.display(description="joined", ordering="created_at")
+    def joined(self, membership):
+        return dashboard_time(membership.created_at, membership.merchant.time_zone)
 
     @admin.display(description="email", ordering="user__email")
     def email(self, membership):

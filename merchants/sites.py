@@ -20,9 +20,10 @@ from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
 
-from merchants import join, signin_views
+from merchants import join, navigation, signin_views
 from merchants.models import Merchant
 from merchants.scoping import merchant_ids
+from receipts import daily
 from receipts.today import today
 
 # The home page shows today's figures of at most this many merchants (an operator has
@@ -35,6 +36,11 @@ class DashboardSite(admin.AdminSite):
     site_title = "Receco dashboard"
     index_title = "Today"
     site_url = "/"  # the public home page, which sends customers to the scanner
+    # The navigation is by task (merchants.navigation), on every page and every screen size.
+    enable_nav_sidebar = False
+
+    def each_context(self, request: HttpRequest) -> dict:
+        return {**super().each_context(request), "tasks": navigation.tasks(self, request)}
 
     def has_permission(self, request: HttpRequest) -> bool:
         return super().has_permission(request) and not signin_views.second_step_pending(request)
@@ -51,12 +57,26 @@ class DashboardSite(admin.AdminSite):
         return response
 
     def index(self, request: HttpRequest, extra_context=None) -> TemplateResponse:
-        """The home page: today's receipts, takings and deliveries of each of the user's merchants."""
+        """The home page: today's sales, takings and deliveries of each of the user's shops.
+
+        Test merchants (``test-…``, made by a till's first test sale) get no panel of their
+        own: they are listed apart, with their test sales, marked as tests."""
         ids = merchant_ids(request)
         merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-        days = [today(merchant) for merchant in merchants[:HOME_MERCHANTS]]
-        more = len(days) == HOME_MERCHANTS and merchants.count() > HOME_MERCHANTS
-        return super().index(request, {"days": days, "more_merchants": more, **(extra_context or {})})
+        shops, tests = merchants.filter(is_test=False), merchants.filter(is_test=True)
+        days = [today(merchant) for merchant in shops[:HOME_MERCHANTS]]
+        test_days = [today(merchant) for merchant in tests[:HOME_MERCHANTS]]
+        more = (len(days) == HOME_MERCHANTS and shops.count() > HOME_MERCHANTS) or (
+            len(test_days) == HOME_MERCHANTS and tests.count() > HOME_MERCHANTS
+        )
+        context = {
+            "days": days,
+            "test_days": test_days,
+            "more_merchants": more,
+            "sales_meaning": daily.MEANING,
+            "operator": ids is None,
+        }
+        return super().index(request, {**context, **(extra_context or {})})
 
     def get_urls(self):
         scoped = path(

@@ -8,14 +8,11 @@
 """
 
 import functools
-import zoneinfo
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count as Counted
 from django.db.models import F
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from merchants.admission.store import Count, store
@@ -112,9 +109,6 @@ class KeySeries:
 class UsageReport:
     days: list[date]  # UTC days, as calls are counted
     keys: list[KeySeries]  # every key with calls in the period
-    receipt_days: list[date]  # the merchant's own days, in its time zone
-    receipts: list[int]  # receipts per receipt day, by the sale's date
-    zone: str  # the merchant's time zone, e.g. Africa/Lagos
 
     @property
     def calls(self) -> list[int]:
@@ -123,8 +117,7 @@ class UsageReport:
 
 def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None) -> UsageReport:
     """Calls per key per UTC day over the last ``days`` days, today included (with the
-    calls not flushed yet), and receipts per day of sale over the last ``days`` days of
-    the merchant's time zone."""
+    calls not flushed yet). (Sales per day are receipts.daily's: the usage page adds them.)"""
     now = now or timezone.now()
     period = _recent_days(now, days)
     index = {day: position for position, day in enumerate(period)}
@@ -138,23 +131,6 @@ def usage_report(merchant: Merchant, days: int = 30, now: datetime | None = None
         key_id, day = names[name]
         counts[key_id][index[day]] += max(count or 0, 0)
 
-    zone = zoneinfo.ZoneInfo(merchant.time_zone)
-    local_today = now.astimezone(zone).date()
-    receipt_days = [local_today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    receipt_index = {day: position for position, day in enumerate(receipt_days)}
-    receipts = [0] * days
-    start = datetime.combine(receipt_days[0], time.min, tzinfo=zone)
-    per_day = (
-        merchant.receipts.filter(transaction_date__gte=start)  # receipts depend on merchants: no import
-        .annotate(day=TruncDate("transaction_date", tzinfo=zone))
-        .order_by()
-        .values("day")
-        .annotate(count=Counted("id"))
-    )
-    for row in per_day:
-        if row["day"] in receipt_index:
-            receipts[receipt_index[row["day"]]] = row["count"]
-
     series = [KeySeries(keys[key_id], values) for key_id, values in counts.items() if any(values)]
     series.sort(key=lambda item: item.api_key.created_at)
-    return UsageReport(period, series, receipt_days, receipts, merchant.time_zone)
+    return UsageReport(period, series)

@@ -25,10 +25,16 @@ def dashboard_time(moment: datetime | None, zone: str) -> str:
     return "—" if moment is None else local_time(moment, zone, DASHBOARD_FORMAT)
 
 
-def today_zone(merchant) -> str:
-    """The merchant's time zone as it is named now: "Africa/Lagos (WAT)"."""
-    zone = zoneinfo.ZoneInfo(merchant.time_zone)
-    abbreviation = datetime.now(zone).tzname()
-    return (
-        merchant.time_zone if abbreviation in (None, merchant.time_zone) else f"{merchant.time_zone} ({abbreviation})"
-    )
+def zone_name(zone: str, now: datetime | None = None) -> str:
+    """A time zone as a shop owner says it, with its abbreviation at ``now`` (default: now):
+    "Lagos time (WAT)", "New York time (EST)"; "UTC" for UTC. Written into sentences and
+    headings as it is, never in another pair of brackets."""
+    tz = zoneinfo.ZoneInfo(zone)
+    abbreviation = (now or datetime.now(UTC)).astimezone(tz).tzname()
+    place = zone.rsplit("/", 1)[-1].replace("_", " ")
+    named = bool(abbreviation) and not abbreviation.lstrip("+-").isdigit()  # "-03" names nothing
+    if "/" not in zone or zone.startswith("Etc/"):  # UTC, Etc/GMT+1: no place to name
+        return abbreviation if named else zone
+    if not named:
+        return f"{place} time"
+    return f"{place} time ({abbreviation})"

@@ -63,6 +63,7 @@ LAYERS = [
             "merchants.admin_config",
             "merchants.sites",
             "merchants.signin_views",
+            "merchants.navigation",
             "receipts.today",
             "receipts.refund_pages",
             "receipts.refund_forms",

@@ -103,8 +103,8 @@ def test_the_usage_charts_are_readable_and_have_their_numbers_as_text(
             }))"""
         )
         assert smallest >= 11
-        page.get_by_text("Receipts per day as a table").click()
-        table = page.get_by_role("table", name="Receipts per day of sale (Africa/Lagos (WAT)), newest first")
+        page.get_by_text("Sales per day as a table").click()
+        table = page.get_by_role("table", name="Sales per day, Lagos time (WAT), newest first")
         expect(table.get_by_role("row").nth(1)).to_contain_text("1")
         if size is PHONE:
             page.screenshot(path=artifacts / "dashboard-usage-table-360x740.png", full_page=True)

@@ -18,9 +18,10 @@ def test_it_shows_today_for_the_users_merchant(client, owner, receipt_factory):
     response = client.get("/admin/")
     assert response.status_code == 200
     text = _text(response.content.decode())
-    assert re.search(r"Mama Put Kitchen: \w+day \d+ \w+ \(WAT\)", text)
+    assert re.search(r"Mama Put Kitchen: \w+day \d+ \w+, Lagos time \(WAT\)", text)
     assert "Receipts today 0 Takings ₦0.00 Sent to customers 0 Failed to send 0" in text
-    assert "Live sales since midnight in Africa/Lagos" in text
+    assert "Receipts today: live sales rung up between midnight and midnight in the shop&#x27;s time zone;" in text
+    assert "((" not in text
 
 
 def test_it_never_shows_another_merchants_figures(client, outsider, merchant):
@@ -67,3 +68,35 @@ def test_failed_deliveries_link_to_the_list_of_them(client, owner, merchant, rec
     link = f'<a href="/admin/messaging/delivery/?status__exact=failed&amp;merchant={merchant.pk}">1</a>'
     assert link in html
     assert client.get(f"/admin/messaging/delivery/?status__exact=failed&merchant={merchant.pk}").status_code == 200
+
+
+def test_the_operator_sees_test_merchants_apart_and_marked(client, superuser, merchant, sale):
+    from receipts.creation import create_receipt
+    from receipts.validation import validate_sale
+
+    # A till's first test sale made test-mama-put, under the same shop name.
+    test_sale = {**sale, "merchant_string_id": "test-mama-put", "transaction_date": timezone_now_iso()}
+    from merchants.models import Merchant
+
+    test_merchant = Merchant.objects.for_sale("test-mama-put", "Mama Put Kitchen")
+    create_receipt(test_merchant, validate_sale(test_sale), livemode=False)
+    client.force_login(superuser)
+    html = client.get("/admin/").content.decode()
+    text = _text(html)
+    assert len(re.findall(r"<h2 id=\"today-\d+\">Mama Put Kitchen:", html)) == 1  # one panel: the real shop
+    assert "Merchant id mama-put" in text
+    assert "Test merchants" in text
+    assert "Test Mama Put Kitchen test-mama-put : 1 test sale today, Lagos time (WAT)" in text
+
+
+def timezone_now_iso() -> str:
+    from django.utils import timezone
+
+    return timezone.now().isoformat()
+
+
+def test_the_list_of_every_page_is_folded_away(client, owner):
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    assert '<details class="every-page">' in html
+    assert "Recent actions" not in html

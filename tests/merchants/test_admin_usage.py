@@ -39,7 +39,7 @@ def test_the_merchants_people_see_its_usage(client, merchant, used, live_key, re
     assert f"Till 1 ({live_key.api_key.prefix})" in content
     assert ": Till 1 (" in content
     assert ": 5</title>" in content
-    assert ": Receipts: 1</title>" in content
+    assert ": Live sales: 1</title>" in content
     # Drawn on the server: no script in the chart, nothing loaded from elsewhere.
     charts = [
         part.split("</svg>", 1)[0] for part in content.split('<svg xmlns="http://www.w3.org/2000/svg" role="img"')[1:]
@@ -68,4 +68,4 @@ def test_a_merchant_without_calls_gets_an_empty_chart(client, owner, merchant):
     client.force_login(owner)
     response = client.get(_url(merchant))
     assert response.status_code == 200
-    assert b"No API calls with this merchant's keys in this period." in response.content
+    assert b"No API calls with this shop's keys in this period." in response.content

@@ -102,7 +102,6 @@ def test_the_report_adds_counts_not_flushed_yet(api, live_key, merchant, receipt
     assert report.days[-1] == timezone.now().astimezone(UTC).date()
     assert [series.api_key for series in report.keys] == [live_key.api_key]
     assert report.keys[0].counts == [0, 0, 0, 0, 0, 0, 3]
-    assert report.receipts == [0, 0, 0, 0, 0, 0, 1]
     assert report.calls[-1] == 3
 
 
@@ -137,14 +136,3 @@ def test_two_flushes_at_once_count_each_call_once(api, live_key, monkeypatch):
     _get(api, live_key)
     assert flush_usage() == 1
     assert KeyUsage.objects.get().requests == 4
-
-
-def test_receipts_are_counted_by_sale_date_in_the_merchants_zone(merchant, receipt_factory):
-    now = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-    receipt_factory(token="rcpt_local001_aaaaaa", short_code="LOCAL1", transaction_date="2026-11-24T23:30:00Z")
-    receipt_factory(token="rcpt_local002_aaaaaa", short_code="LOCAL2", transaction_date="2026-11-24T22:30:00Z")
-    report = usage_report(merchant, days=3, now=now)
-    # 23:30 UTC on the 24th is 00:30 on the 25th in Lagos; 22:30 UTC is still the 24th there.
-    assert [day.isoformat() for day in report.receipt_days] == ["2026-11-23", "2026-11-24", "2026-11-25"]
-    assert report.receipts == [0, 1, 1]
-    assert report.zone == "Africa/Lagos"

@@ -73,8 +73,8 @@ class TestScoping:
         assert endpoint.url in endpoints
         assert "/theirs" not in endpoints
         deliveries = client.get(DELIVERIES).content.decode()
-        assert Delivery.objects.to_endpoint(endpoint).get().event.public_id in deliveries
-        assert theirs[1].event.public_id not in deliveries
+        assert f"{DELIVERIES}{Delivery.objects.to_endpoint(endpoint).get().pk}/change/" in deliveries
+        assert f"{DELIVERIES}{theirs[1].pk}/change/" not in deliveries
         attempts = client.get(ATTEMPTS).content.decode()
         assert f"{DELIVERIES}{Delivery.objects.to_endpoint(endpoint).get().pk}/change/" in attempts
         assert f"{DELIVERIES}{theirs[1].pk}/change/" not in attempts

@@ -1,0 +1,73 @@
+"""The dashboard's navigation by task: on every page, only the pages the user may open,
+the page shown marked as the current one."""
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def _tasks(html: str) -> list[tuple[str, str, bool]]:
+    nav = re.search(r'<nav class="tasks" aria-label="Dashboard">(.*?)</nav>', html, re.S)
+    assert nav, "no task navigation on the page"
+    return [
+        (label, url, bool(current))
+        for url, current, label in re.findall(r'<a href="([^"]+)"( aria-current="page")?>([^<]+)</a>', nav.group(1))
+    ]
+
+
+def test_an_owner_is_offered_every_task_of_a_shop(client, owner, merchant):
+    client.force_login(owner)
+    tasks = _tasks(client.get("/admin/").content.decode())
+    assert tasks == [
+        ("Today", "/admin/", True),
+        ("Find a sale", "/admin/receipts/receipt/#searchbar", False),
+        ("Receipts", "/admin/receipts/receipt/", False),
+        ("Refunds", "/admin/receipts/receipt/?type=refund", False),
+        ("API keys", "/admin/merchants/apikey/", False),
+        ("Webhooks", "/admin/webhooks/endpoint/", False),
+        ("Team", "/admin/merchants/merchantmembership/", False),
+        ("Audit trail", "/admin/merchants/auditentry/", False),
+        ("Shop details", f"/admin/merchants/merchant/{merchant.pk}/change/", False),
+    ]
+    for _, url, _ in tasks:
+        assert client.get(url.split("#")[0]).status_code == 200, url
+
+
+def test_a_member_is_not_offered_the_audit_trail(client, member):
+    client.force_login(member)
+    labels = [label for label, _, _ in _tasks(client.get("/admin/").content.decode())]
+    assert "Audit trail" not in labels
+    assert client.get("/admin/merchants/auditentry/").status_code == 403
+
+
+def test_the_operator_goes_to_the_list_of_merchants(client, superuser, merchant):
+    client.force_login(superuser)
+    tasks = _tasks(client.get("/admin/").content.decode())
+    assert tasks[-1] == ("Merchants", "/admin/merchants/merchant/", False)
+
+
+@pytest.mark.parametrize(
+    ("url", "current"),
+    [
+        ("/admin/receipts/receipt/", "Receipts"),
+        ("/admin/receipts/receipt/?type=refund", "Refunds"),
+        ("/admin/merchants/apikey/", "API keys"),
+        ("/admin/merchants/apikey/add/", "API keys"),
+        ("/admin/webhooks/delivery/", "Webhooks"),
+        ("/admin/merchants/invitation/", "Team"),
+        ("/admin/merchants/auditentry/", "Audit trail"),
+        ("USAGE", "Shop details"),
+    ],
+)
+def test_the_page_shown_is_marked(client, owner, merchant, url, current):
+    client.force_login(owner)
+    url = f"/admin/merchants/merchant/{merchant.pk}/usage/" if url == "USAGE" else url
+    response = client.get(url)
+    assert response.status_code == 200
+    assert [label for label, _, here in _tasks(response.content.decode()) if here] == [current]
+
+
+def test_signing_in_shows_no_navigation(client, db):
+    assert '<nav class="tasks"' not in client.get("/admin/login/").content.decode()
