@@ -179,3 +179,6 @@ def test_openapi_typescript_makes_types_a_checked_client_calls_every_procedure_w
     assert results["refundReceipt"]["data"]["amount"] == 30000
     assert (results["voidReceipt"]["sale"], results["voidReceipt"]["status"]) == (200, 200)
     assert results["voidReceipt"]["data"]["status"] == "voided"
+    for name in ("getReceiptProof", "getLogCheckpoint", "getLogConsistency"):
+        assert results[name]["status"] == 404, results[name]
+        assert results[name]["error"]["data"] == {"code": "NOT_FOUND", "httpStatus": 404, "path": name}

@@ -53,4 +53,20 @@ const voided = await client.POST("/api/trpc/voidReceipt", {
 });
 results.voidReceipt = { status: voided.response.status, sale: other.response.status, data: voided.data?.result.data };
 
+// The log's queries: a server whose log holds no checkpoint yet answers each 404.
+const proof = await client.GET("/api/trpc/getReceiptProof", {
+  params: { query: { input: JSON.stringify({ token }) } },
+});
+results.getReceiptProof = { status: proof.response.status, error: proof.error?.error };
+
+const checkpoint = await client.GET("/api/trpc/getLogCheckpoint", {
+  params: { query: { input: JSON.stringify({}) } },
+});
+results.getLogCheckpoint = { status: checkpoint.response.status, error: checkpoint.error?.error };
+
+const consistency = await client.GET("/api/trpc/getLogConsistency", {
+  params: { query: { input: JSON.stringify({ from: 1 }) } },
+});
+results.getLogConsistency = { status: consistency.response.status, error: consistency.error?.error };
+
 console.log(JSON.stringify(results));
