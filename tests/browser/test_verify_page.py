@@ -29,7 +29,7 @@ from tests.servers import ROOT, manage, migrate, start_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SHOTS = Path("/work/notes/shots/verifypage")
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "verify-page"  # git ignores it
 SIGNATURE_FAILED = "Failed: The signature does not match the content: the receipt was changed after it was signed."
 
 
