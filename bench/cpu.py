@@ -26,23 +26,11 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-SEED_MERCHANT = "bench-shop"
-POS_MERCHANT = "bench-pos"
-SALE = {
-    "merchant_string_id": POS_MERCHANT,
-    "merchant_name": "Bench POS",
-    "total_amount": 130000,
-    "currency": "NGN",
-    "transaction_date": "2026-11-22T10:15:00.000Z",
-    "items": [
-        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
-        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
-    ],
-    "category": "restaurant",
-    "payment_method": "card",
-    "location": "Lekki Phase 1",
-    "status": "completed",
-}
+# The sale and merchants of the load benchmark, so both measure the same request.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.run import CREATE_BODY, POS_MERCHANT, SEED_MERCHANT  # noqa: E402
+
+SALE = {key: value for key, value in CREATE_BODY.items() if key != "token"}
 
 
 def main() -> None:
