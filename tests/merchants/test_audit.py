@@ -182,11 +182,11 @@ def test_an_owner_reads_the_trail_of_their_shop_only(client, owner, outsider, me
     assert client.get(f"{TRAIL}{ours.pk}/change/").status_code == 200
     # Another shop's entry by URL: as if it did not exist.
     response = client.get(f"{TRAIL}{theirs.pk}/change/")
-    assert response.status_code == 302
-    assert "Theirs" not in client.get(response["Location"]).content.decode()
+    assert response.status_code == 404
+    assert "Theirs" not in response.content.decode()
     # Nor through the merchant filter or the view-on-site shortcut.
     assert "Theirs" not in client.get(TRAIL, {"merchant": other_merchant.pk}).content.decode()
-    assert client.get(f"/admin/merchants/auditentry/{theirs.pk}/history/").status_code in (302, 403, 404)
+    assert client.get(f"/admin/merchants/auditentry/{theirs.pk}/history/").status_code == 404
 
 
 def test_the_operator_reads_every_shops_trail(client, owner, outsider, superuser, merchant, other_merchant, fresh):
@@ -203,7 +203,7 @@ def test_a_member_does_not_read_the_trail(client, owner, member, merchant, outsi
     ours, _ = _trail_of_both(client, owner, outsider, merchant, other_merchant)
     client.force_login(member)
     assert client.get(TRAIL).status_code == 403
-    assert client.get(f"{TRAIL}{ours.pk}/change/").status_code in (302, 403)
+    assert client.get(f"{TRAIL}{ours.pk}/change/").status_code == 403
 
 
 def test_nobody_edits_or_deletes_the_trail_from_the_dashboard(
