@@ -127,9 +127,11 @@ def test_refunds_and_voids_through_the_api_name_the_key_and_sales_are_not_record
     actor = f"API key {live_key.api_key.prefix}"
     assert (refund.actor, refund.additional_data, refund.content_type.model) == (None, {"actor": actor}, "receipt")
     assert refund.changes_dict["amount"] == ["", "₦300.00"]
-    assert refund.changes_dict["refund of sale"] == ["", str(stored.pk)]
+    assert refund.changes_dict["refund of sale"] == ["", stored.short_code]
+    assert refund.object_repr == f"{stored.refunds.get().short_code} of sale {stored.short_code}"
     assert (void.additional_data, void.content_type.model) == ({"actor": actor}, "void")
     assert void.changes_dict["reason"] == ["", "Rung up twice"]
+    assert (void.object_repr, void.changes_dict["sale"]) == ("sale VOID01", ["", "VOID01"])
 
 
 def test_a_key_remembered_for_one_request_is_never_taken_for_another():
