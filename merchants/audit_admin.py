@@ -26,6 +26,20 @@ KINDS = {
     "void": "Void",
 }
 
+
+class ActionFilter(admin.SimpleListFilter):
+    """The trail's entries by what was done, in the trail's words (made, changed, removed)."""
+
+    title = "what was done"
+    parameter_name = "action"
+
+    def lookups(self, request, model_admin):
+        return [(str(action), VERBS[action].capitalize()) for action in VERBS if action != AuditEntry.Action.ACCESS]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(action=int(self.value())) if (self.value() or "").isdigit() else queryset
+
+
 # django-auditlog registers its own admin for the entry model; this one replaces it.
 if admin.site.is_registered(AuditEntry):
     admin.site.unregister(AuditEntry)
@@ -36,7 +50,7 @@ class AuditEntryAdmin(MerchantScopedAdmin):
     list_title = "Audit trail"
     list_display = ["when", "who", "address", "what", "change_list"]
     list_select_related = ["merchant", "actor", "content_type"]
-    list_filter = ["action"]
+    list_filter = [ActionFilter]
     fields = ["when", "who", "address", "what", "change_list", "merchant"]
     readonly_fields = fields
     list_display_links = ["when"]
@@ -100,13 +114,19 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
 
+def _word(value) -> str:
+    """A value as the trail says it: yes or no for a flag, a dash for nothing."""
+    if value in (None, "", "None"):
+        return "—"
+    return {"True": "Yes", "False": "No"}.get(value, value) if isinstance(value, str) else value
+
+
 def _shown(values) -> str | None:
     """One field's change as the trail shows it; None for a field made empty."""
     if isinstance(values, dict):  # many-to-many changes; none of the audited models has one
         return str(values)
     old, new = (list(values) + [None, None])[:2]
-    old = "—" if old in (None, "", "None") else old
-    new = "—" if new in (None, "", "None") else new
+    old, new = (_word(value) for value in (old, new))
     if old == new == SECRET:
         return "changed (never shown)"
     if old == "—":

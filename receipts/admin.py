@@ -360,7 +360,10 @@ class ReceiptAdmin(MerchantScopedAdmin):
     @admin.display(description="card")
     def payment(self, receipt):
         payment = receipt.detail("payment_details") or {}
-        parts = [payment.get("card_brand"), payment.get("card_last4") and f"•••• {payment['card_last4']}"]
+        parts = [
+            display.words(payment.get("card_brand")),
+            payment.get("card_last4") and f"•••• {payment['card_last4']}",
+        ]
         if payment.get("authorization_code"):
             parts.append(f"authorisation {payment['authorization_code']}")
         return " · ".join(filter(None, parts)) or "—"

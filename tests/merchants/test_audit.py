@@ -77,6 +77,23 @@ def test_a_change_of_the_shops_identity_is_recorded_with_what_changed(client, ow
     assert entry.changes_dict["tax_id"] == ["", "1234"]
 
 
+def test_the_trail_says_what_was_done_in_words(client, owner, merchant, fresh):
+    fresh()
+    client.force_login(owner)
+    page = client.get(f"/admin/merchants/merchant/{merchant.pk}/change/")
+    form = {k: v for k, v in page.context["adminform"].form.initial.items() if v is not None}
+    form.update(require_api_key="on")
+    assert client.post(f"/admin/merchants/merchant/{merchant.pk}/change/", form).status_code == 302
+    trail = client.get(TRAIL)
+    html = trail.content.decode()
+    assert "<li>require api key: No → Yes</li>" in html
+    (filtered,) = [spec for spec in trail.context["cl"].filter_specs if spec.title == "what was done"]
+    offered = [choice["display"] for choice in filtered.choices(trail.context["cl"])]
+    assert offered == ["All", "Made", "Changed", "Removed"]
+    assert "Shop changed" in client.get(TRAIL, {"action": "1"}).content.decode()
+    assert "Shop changed" not in client.get(TRAIL, {"action": "0"}).content.decode()
+
+
 def test_a_webhook_endpoint_made_changed_and_rolled_never_shows_its_secret(client, owner, merchant, fresh):
     fresh()
     client.force_login(owner)
