@@ -298,3 +298,23 @@ def test_the_list_shows_a_refund_as_one_and_the_shop_only_to_users_of_several(cl
     client.force_login(superuser)
     html = client.get(LIST).content.decode()
     assert re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', html)[-1] == "merchant_name"
+
+
+def test_a_sales_page_shows_the_receipt_as_the_customer_sees_it_without_the_contact(client, owner, receipt_factory):
+    sale = receipt_factory(customer_email="ada@example.com", customer_phone="+2348031234567")
+    client.force_login(owner)
+    html = client.get(f"/admin/receipts/receipt/{sale.pk}/change/").content.decode()
+    # The customer page's own sheet, in its own stylesheet's shadow root.
+    customer = html[html.index('<template shadowrootmode="open">') :].split("</template>", 1)[0]
+    assert '<link rel="stylesheet" href="/static/receipts/site.css">' in customer
+    assert '<article class="sheet receipt" aria-labelledby="receipt-title">' in customer
+    assert '<p class="total-big">₦1,300.00</p>' in customer
+    for contact in ("ada@", "8031234567", "803 123 4567"):
+        assert contact not in customer, contact
+    # The customer's page renders the same sheet.
+    page = client.get(f"/app/receipt/{sale.token}").content.decode()
+    sheet = page[page.index('<article class="sheet receipt"') :].split("</article>", 1)[0]
+    assert sheet in customer
+    # The staff's details keep the contact, for the shop's owner.
+    assert "ada@example.com" in html
+    assert "+2348031234567" in html

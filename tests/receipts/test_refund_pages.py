@@ -280,3 +280,37 @@ def test_the_form_is_not_kept_by_caches_and_each_showing_has_its_own_refund_toke
     first, second = client.get(_url(card_sale, "refund")), client.get(_url(card_sale, "refund"))
     assert "no-store" in first["Cache-Control"]
     assert _token(first) != _token(second)
+
+
+def test_no_dashboard_url_lets_another_shop_act_on_the_sale_or_read_its_trail(client, owner, outsider, card_sale):
+    client.force_login(owner)
+    client.post(_url(card_sale, "refund"), {**_two_of_three(client, card_sale), "confirm": "1"}, REMOTE_ADDR=IP)
+    made = Receipt.objects.get(refund_of=card_sale)
+    entry = AuditEntry.objects.get(content_type__model="receipt", object_pk=str(made.pk))
+    client.force_login(outsider)
+    sale, trail = "/admin/receipts/receipt", "/admin/merchants/auditentry"
+    form = {"what": "all", "reason": "Taken over", "refund_token": "taken_over_0001", "confirm": "1", "post": "yes"}
+    answers = {}
+    for pk in (card_sale.pk, made.pk):
+        for page in ("change", "history", "refund", "void", "delete"):
+            for method in ("get", "post"):
+                answers[method, f"{sale}/{pk}/{page}/"] = getattr(client, method)(f"{sale}/{pk}/{page}/", form)
+    for page in ("change", "history", "delete"):
+        for method in ("get", "post"):
+            answers[method, f"{trail}/{entry.pk}/{page}/"] = getattr(client, method)(
+                f"{trail}/{entry.pk}/{page}/", form
+            )
+    # Not found, as if there were no such sale or entry; deleting them, or posting a change to
+    # either (both read-only), is refused before anything is looked up.
+    refused = {
+        (method, url)
+        for method, url in answers
+        if url.endswith("/delete/") or (method, url[-8:]) == ("post", "/change/")
+    }
+    assert {key: response.status_code for key, response in answers.items()} == {
+        key: 403 if key in refused else 404 for key in answers
+    }
+    assert not [key for key, response in answers.items() if "CARD01" in response.content.decode()]
+    card_sale.refresh_from_db()
+    assert (card_sale.status, card_sale.refunds.count(), Void.objects.count()) == ("partially_refunded", 1, 0)
+    assert AuditEntry.objects.filter(pk=entry.pk, object_repr=f"{made.short_code} of sale CARD01").exists()
