@@ -2,6 +2,7 @@
 the operator reads all; nobody adds, edits or deletes one here, the operator included."""
 
 from django.contrib import admin
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
 from merchants.audit import SECRET
@@ -107,26 +108,44 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         changes = entry.changes_dict
         if not changes:
             return "—"
-        rows = [(field.replace("_", " "), _shown(values)) for field, values in changes.items()]
+        zone = entry.merchant.time_zone if entry.merchant else "UTC"
+        rows = [(field.replace("_", " "), _shown(values, zone)) for field, values in changes.items()]
         rows = [(field, shown) for field, shown in rows if shown is not None]
         if not rows:
             return "—"
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
 
-def _word(value) -> str:
-    """A value as the trail says it: yes or no for a flag, a dash for nothing."""
-    if value in (None, "", "None"):
+def _word(value, zone: str) -> str:
+    """A value as the trail says it: yes or no for a flag, a moment in the shop's time,
+    the items of a list, a dash for nothing."""
+    if value in (None, "", "None", "[]"):
         return "—"
-    return {"True": "Yes", "False": "No"}.get(value, value) if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    if value in ("True", "False"):
+        return "Yes" if value == "True" else "No"
+    if value.startswith("[") and value.endswith("]"):  # a list as django-auditlog writes it
+        return ", ".join(item.strip(" '\"") for item in value[1:-1].split(","))
+    moment = _moment(value)
+    return value if moment is None else dashboard_time(moment, zone)
 
 
-def _shown(values) -> str | None:
+def _moment(value: str):
+    """The aware moment ``value`` writes (as django-auditlog writes a date and time), or None."""
+    try:
+        moment = parse_datetime(value) if value[:4].isdigit() else None
+    except ValueError:
+        return None
+    return moment if moment is not None and moment.tzinfo is not None else None
+
+
+def _shown(values, zone: str) -> str | None:
     """One field's change as the trail shows it; None for a field made empty."""
     if isinstance(values, dict):  # many-to-many changes; none of the audited models has one
         return str(values)
     old, new = (list(values) + [None, None])[:2]
-    old, new = (_word(value) for value in (old, new))
+    old, new = (_word(value, zone) for value in (old, new))
     if old == new == SECRET:
         return "changed (never shown)"
     if old == "—":

@@ -80,8 +80,17 @@ class MerchantScopedAdmin(admin.ModelAdmin):
         titled = {"title": self.list_title} if self.list_title else {}
         return super().changelist_view(request, {**titled, **(extra_context or {})})
 
+    # A record's history in plain words, its times in its shop's time zone.
+    object_history_template = "admin/history.html"
+
     def merchant_id_of(self, obj) -> int | None:
         return getattr(obj, f"{self.merchant_path}_id")
+
+    def history_view(self, request, object_id, extra_context=None):
+        obj = self.get_object(request, object_id)
+        merchant = Merchant.objects.filter(pk=self.merchant_id_of(obj)).first() if obj is not None else None
+        zone = {"time_zone": merchant.time_zone if merchant else "UTC"}
+        return super().history_view(request, object_id, {**zone, **(extra_context or {})})
 
     def _get_obj_does_not_exist_redirect(self, request, opts, object_id):
         # Django's admin answers a row it cannot find (another merchant's, by its id, or none)

@@ -272,6 +272,8 @@ class ReceiptAdmin(MerchantScopedAdmin):
                 found = list(self.get_queryset(request).filter(query).values_list("pk", flat=True)[:2])
                 if len(found) == 1:
                     return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
+        if request.GET.get("type") == "refund":  # the task bar's Refunds
+            extra_context = {"title": "Refunds", **(extra_context or {})}
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):

@@ -2,6 +2,8 @@
 who did what" replayed for every action that moves money or access, and the trail's
 isolation between merchants."""
 
+import re
+
 import pytest
 
 from merchants.models import ApiKey, AuditEntry, MerchantMembership
@@ -238,3 +240,14 @@ def test_nobody_edits_or_deletes_the_trail_from_the_dashboard(
         response = client.post(TRAIL, {"action": "delete_selected", "_selected_action": [ours.pk], "post": "yes"})
         assert response.status_code in (200, 302)
     assert AuditEntry.objects.filter(pk=ours.pk, object_repr__contains="Ours").exists()
+
+
+def test_the_trail_says_moments_in_the_shops_time_and_lists_as_items(client, owner, merchant, live_key, fresh):
+    fresh()
+    client.force_login(owner)
+    client.post(f"/admin/merchants/apikey/{live_key.api_key.pk}/revoke/", REMOTE_ADDR=IP)
+    create_endpoint(merchant, "https://hooks.mama-put.example/receco", [])
+    html = client.get(TRAIL).content.decode()
+    assert re.search(r"<li>revoked at: \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT</li>", html)
+    assert "+00:00" not in html
+    assert "[]" not in html

@@ -318,3 +318,9 @@ def test_a_sales_page_shows_the_receipt_as_the_customer_sees_it_without_the_cont
     # The staff's details keep the contact, for the shop's owner.
     assert "ada@example.com" in html
     assert "+2348031234567" in html
+
+
+def test_the_refunds_list_is_titled_so(client, owner, ours):
+    client.force_login(owner)
+    assert client.get(LIST, {"type": "refund"}).context["title"] == "Refunds"
+    assert client.get(LIST).context["title"] == "Receipts"

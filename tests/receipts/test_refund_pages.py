@@ -314,3 +314,16 @@ def test_no_dashboard_url_lets_another_shop_act_on_the_sale_or_read_its_trail(cl
     card_sale.refresh_from_db()
     assert (card_sale.status, card_sale.refunds.count(), Void.objects.count()) == ("partially_refunded", 1, 0)
     assert AuditEntry.objects.filter(pk=entry.pk, object_repr=f"{made.short_code} of sale CARD01").exists()
+
+
+def test_the_sales_history_says_what_was_done_in_the_shops_time(client, owner, card_sale):
+    client.force_login(owner)
+    history = f"/admin/receipts/receipt/{card_sale.pk}/history/"
+    assert "Nothing has been done to this receipt from the dashboard yet." in client.get(history).content.decode()
+    client.post(_url(card_sale, "refund"), {**_two_of_three(client, card_sale), "confirm": "1"})
+    made = Receipt.objects.get(refund_of=card_sale)
+    row = re.search(
+        r"<tr>\s*<th[^>]*>(.*?)</th>\s*<td>(.*?)</td>\s*<td>(.*?)</td>", client.get(history).content.decode()
+    )
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT", row[1])
+    assert (row[2], row[3]) == ("olu", f"Refunded ₦860.00: {made}")
