@@ -1,6 +1,8 @@
 """The audit trail in the dashboard (merchants.audit): owners read their shops' entries,
 the operator reads all; nobody adds, edits or deletes one here, the operator included."""
 
+from datetime import UTC
+
 from django.contrib import admin
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
@@ -132,12 +134,15 @@ def _word(value, zone: str) -> str:
 
 
 def _moment(value: str):
-    """The aware moment ``value`` writes (as django-auditlog writes a date and time), or None."""
+    """The moment ``value`` writes (as django-auditlog writes a date and time: in UTC, with
+    or without its offset), or None."""
     try:
         moment = parse_datetime(value) if value[:4].isdigit() else None
     except ValueError:
         return None
-    return moment if moment is not None and moment.tzinfo is not None else None
+    if moment is None:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _shown(values, zone: str) -> str | None:

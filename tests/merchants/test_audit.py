@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from merchants.keys import issue_key, rotate_key
 from merchants.models import ApiKey, AuditEntry, MerchantMembership
 from webhooks.endpoints import create_endpoint
 
@@ -250,4 +251,7 @@ def test_the_trail_says_moments_in_the_shops_time_and_lists_as_items(client, own
     html = client.get(TRAIL).content.decode()
     assert re.search(r"<li>revoked at: \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT</li>", html)
     assert "+00:00" not in html
+    rotate_key(issue_key(merchant, "test", "Till 9").api_key)
+    html = client.get(TRAIL).content.decode()
+    assert re.search(r"<li>expires at: \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT</li>", html)
     assert "[]" not in html
