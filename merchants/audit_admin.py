@@ -8,7 +8,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
 from merchants.audit import SECRET
-from merchants.models import AuditEntry
+from merchants.models import ApiKey, AuditEntry
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
 
@@ -111,11 +111,21 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         if not changes:
             return "—"
         zone = entry.merchant.time_zone if entry.merchant else "UTC"
-        rows = [(field.replace("_", " "), _shown(values, zone)) for field, values in changes.items()]
+        rows = [(field.replace("_", " "), _shown(_named(field, values), zone)) for field, values in changes.items()]
         rows = [(field, shown) for field, shown in rows if shown is not None]
         if not rows:
             return "—"
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
+
+
+def _named(field: str, values):
+    """A key's successor by its name and prefix rather than its row id (rotations are rare:
+    a query for each one shown)."""
+    if field != "rotated_to" or not isinstance(values, list):
+        return values
+    return [
+        str(ApiKey.objects.filter(pk=value).first() or value) if str(value).isdigit() else value for value in values
+    ]
 
 
 def _word(value, zone: str) -> str:

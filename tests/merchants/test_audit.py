@@ -254,4 +254,5 @@ def test_the_trail_says_moments_in_the_shops_time_and_lists_as_items(client, own
     rotate_key(issue_key(merchant, "test", "Till 9").api_key)
     html = client.get(TRAIL).content.decode()
     assert re.search(r"<li>expires at: \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT</li>", html)
+    assert re.search(r"<li>rotated to: Till 9 \(postest_\w+…\)</li>", html)
     assert "[]" not in html
