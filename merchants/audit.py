@@ -45,13 +45,15 @@ def record_change(instance, changes: dict) -> None:
     AuditEntry.objects.log_create(instance, action=AuditEntry.Action.UPDATE, changes=changes, force_log=True)
 
 
-def log_api_change(instance, changes: dict) -> None:
-    """Write the trail's entry for something made through the API (a refund, a void): the
-    actor is the API key that made it (merchants.api_actor), or the signed-in user."""
+def log_api_change(instance, changes: dict, named: str | None = None) -> None:
+    """Write the trail's entry for something made through the API or the dashboard (a
+    refund, a void): the actor is the API key that made it (merchants.api_actor), or the
+    signed-in user; ``named`` is what the trail calls ``instance`` (by default its str)."""
     actor = api_actor.current()
     extra = {"actor": actor} if actor else None
+    names = {"object_repr": named} if named else {}
     AuditEntry.objects.log_create(
-        instance, action=AuditEntry.Action.CREATE, changes=changes, force_log=True, additional_data=extra
+        instance, action=AuditEntry.Action.CREATE, changes=changes, force_log=True, additional_data=extra, **names
     )
 
 

@@ -1,11 +1,14 @@
 """The audit trail in the dashboard (merchants.audit): owners read their shops' entries,
 the operator reads all; nobody adds, edits or deletes one here, the operator included."""
 
+from datetime import UTC
+
 from django.contrib import admin
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
 from merchants.audit import SECRET
-from merchants.models import AuditEntry
+from merchants.models import ApiKey, AuditEntry
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
 
@@ -26,6 +29,20 @@ KINDS = {
     "void": "Void",
 }
 
+
+class ActionFilter(admin.SimpleListFilter):
+    """The trail's entries by what was done, in the trail's words (made, changed, removed)."""
+
+    title = "what was done"
+    parameter_name = "action"
+
+    def lookups(self, request, model_admin):
+        return [(str(action), VERBS[action].capitalize()) for action in VERBS if action != AuditEntry.Action.ACCESS]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(action=int(self.value())) if (self.value() or "").isdigit() else queryset
+
+
 # django-auditlog registers its own admin for the entry model; this one replaces it.
 if admin.site.is_registered(AuditEntry):
     admin.site.unregister(AuditEntry)
@@ -36,7 +53,7 @@ class AuditEntryAdmin(MerchantScopedAdmin):
     list_title = "Audit trail"
     list_display = ["when", "who", "address", "what", "change_list"]
     list_select_related = ["merchant", "actor", "content_type"]
-    list_filter = ["action"]
+    list_filter = [ActionFilter]
     fields = ["when", "who", "address", "what", "change_list", "merchant"]
     readonly_fields = fields
     list_display_links = ["when"]
@@ -93,20 +110,57 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         changes = entry.changes_dict
         if not changes:
             return "—"
-        rows = [(field.replace("_", " "), _shown(values)) for field, values in changes.items()]
+        zone = entry.merchant.time_zone if entry.merchant else "UTC"
+        rows = [(field.replace("_", " "), _shown(_named(field, values), zone)) for field, values in changes.items()]
         rows = [(field, shown) for field, shown in rows if shown is not None]
         if not rows:
             return "—"
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
 
-def _shown(values) -> str | None:
+def _named(field: str, values):
+    """A key's successor by its name and prefix rather than its row id (rotations are rare:
+    a query for each one shown)."""
+    if field != "rotated_to" or not isinstance(values, list):
+        return values
+    return [
+        str(ApiKey.objects.filter(pk=value).first() or value) if str(value).isdigit() else value for value in values
+    ]
+
+
+def _word(value, zone: str) -> str:
+    """A value as the trail says it: yes or no for a flag, a moment in the shop's time,
+    the items of a list, a dash for nothing."""
+    if value in (None, "", "None", "[]"):
+        return "—"
+    if not isinstance(value, str):
+        return value
+    if value in ("True", "False"):
+        return "Yes" if value == "True" else "No"
+    if value.startswith("[") and value.endswith("]"):  # a list as django-auditlog writes it
+        return ", ".join(item.strip(" '\"") for item in value[1:-1].split(","))
+    moment = _moment(value)
+    return value if moment is None else dashboard_time(moment, zone)
+
+
+def _moment(value: str):
+    """The moment ``value`` writes (as django-auditlog writes a date and time: in UTC, with
+    or without its offset), or None."""
+    try:
+        moment = parse_datetime(value) if value[:4].isdigit() else None
+    except ValueError:
+        return None
+    if moment is None:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _shown(values, zone: str) -> str | None:
     """One field's change as the trail shows it; None for a field made empty."""
     if isinstance(values, dict):  # many-to-many changes; none of the audited models has one
         return str(values)
     old, new = (list(values) + [None, None])[:2]
-    old = "—" if old in (None, "", "None") else old
-    new = "—" if new in (None, "", "None") else new
+    old, new = (_word(value, zone) for value in (old, new))
     if old == new == SECRET:
         return "changed (never shown)"
     if old == "—":

@@ -8,6 +8,8 @@ owners also change what an admin allows them to.
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from merchants.models import Merchant, MerchantMembership
 
@@ -78,8 +80,31 @@ class MerchantScopedAdmin(admin.ModelAdmin):
         titled = {"title": self.list_title} if self.list_title else {}
         return super().changelist_view(request, {**titled, **(extra_context or {})})
 
+    # A record's history in plain words, its times in its shop's time zone.
+    object_history_template = "admin/history.html"
+
     def merchant_id_of(self, obj) -> int | None:
         return getattr(obj, f"{self.merchant_path}_id")
+
+    def history_view(self, request, object_id, extra_context=None):
+        obj = self.get_object(request, object_id)
+        merchant = Merchant.objects.filter(pk=self.merchant_id_of(obj)).first() if obj is not None else None
+        zone = {"time_zone": merchant.time_zone if merchant else "UTC"}
+        return super().history_view(request, object_id, {**zone, **(extra_context or {})})
+
+    def _get_obj_does_not_exist_redirect(self, request, opts, object_id):
+        # Django's admin answers a row it cannot find (another merchant's, by its id, or none)
+        # by a redirect to the home page; here it is a 404, as the refund and void pages answer,
+        # on the change, delete and history pages alike: nothing says whether the row exists.
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"No such {opts.verbose_name}",
+            "opts": opts,
+            "list_url": reverse(
+                f"admin:{opts.app_label}_{opts.model_name}_changelist", current_app=self.admin_site.name
+            ),
+        }
+        return TemplateResponse(request, "admin/not_found.html", context, status=404)
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)

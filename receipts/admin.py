@@ -10,6 +10,7 @@ from datetime import date
 from django.contrib import admin
 from django.db.models import Q
 from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -23,6 +24,9 @@ from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
 from receipts.search import read_term, sale_days, typed_days
+from receipts.views import sheet_context
+
+CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
 
 CSV_COLUMNS = [
     ("short_code", lambda r: r.short_code),
@@ -268,6 +272,8 @@ class ReceiptAdmin(MerchantScopedAdmin):
                 found = list(self.get_queryset(request).filter(query).values_list("pk", flat=True)[:2])
                 if len(found) == 1:
                     return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
+        if request.GET.get("type") == "refund":  # the task bar's Refunds
+            extra_context = {"title": "Refunds", **(extra_context or {})}
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):
@@ -287,6 +293,9 @@ class ReceiptAdmin(MerchantScopedAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = dict(extra_context or {})
         sale = self.get_object(request, object_id)
+        if sale is not None:
+            # The receipt as its customer sees it, rendered by the customer page's own partials.
+            extra_context["customer_view"] = render_to_string(CUSTOMER_VIEW, sheet_context(sale))
         if sale is not None and refund_pages.may_act(request, sale):
             extra_context["can_refund"] = refund_pages.refund_blocker(sale) is None
             extra_context["can_void"] = refund_pages.void_blocker(sale) is None
@@ -353,7 +362,10 @@ class ReceiptAdmin(MerchantScopedAdmin):
     @admin.display(description="card")
     def payment(self, receipt):
         payment = receipt.detail("payment_details") or {}
-        parts = [payment.get("card_brand"), payment.get("card_last4") and f"•••• {payment['card_last4']}"]
+        parts = [
+            display.words(payment.get("card_brand")),
+            payment.get("card_last4") and f"•••• {payment['card_last4']}",
+        ]
         if payment.get("authorization_code"):
             parts.append(f"authorisation {payment['authorization_code']}")
         return " · ".join(filter(None, parts)) or "—"
@@ -431,14 +443,15 @@ class ReceiptAdmin(MerchantScopedAdmin):
         refunded = any(line.refunded for line in lines)
         rows = format_html_join(
             "",
-            '<tr><td>{}</td><td class="number">{}</td><td class="number">{}</td><td class="number">{}</td>{}</tr>',
+            '<tr><td class="item-name">{}</td><td class="number item-qty">{}</td><td class="number item-unit">{}</td>'
+            '<td class="number item-total">{}</td>{}</tr>',
             (
                 (
                     line.name,
                     line.quantity,
                     line.unit_price,
                     line.total_price,
-                    format_html('<td class="number">{}</td>', line.refunded) if refunded else "",
+                    format_html('<td class="number item-refunded">{}</td>', line.refunded) if refunded else "",
                 )
                 for line in lines
             ),

@@ -12,17 +12,20 @@ def _money_moved(sender, instance: Receipt, created: bool, raw: bool = False, **
     # On every sale's path: one attribute check, and nothing more unless it is a refund.
     if not created or raw or instance.refund_of_id is None:
         return
+    # The sale by the code its shop finds it by (the refund keeps it: no query), not a row id.
+    sale = instance.detail("refund_of_short_code") or str(instance.refund_of_id)
     amount = format_amount(instance.total_amount, instance.currency)
-    changes = {"refund of sale": ["", str(instance.refund_of_id)], "amount": ["", amount]}
+    changes = {"refund of sale": ["", sale], "amount": ["", amount]}
     if instance.detail("reason"):
         changes["reason"] = ["", instance.detail("reason")]
-    log_api_change(instance, changes)
+    log_api_change(instance, changes, named=f"{instance.short_code} of sale {sale}")
 
 
 def _voided(sender, instance: Void, created: bool, raw: bool = False, **kwargs) -> None:
     if not created or raw:
         return
-    log_api_change(instance, {"sale": ["", str(instance.receipt_id)], "reason": ["", instance.reason]})
+    sale = instance.receipt.short_code  # the sale the void was made with: no query
+    log_api_change(instance, {"sale": ["", sale], "reason": ["", instance.reason]}, named=f"sale {sale}")
 
 
 def register() -> None:

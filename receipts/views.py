@@ -268,22 +268,31 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return render(request, "receipts/csrf_failure.html", status=403)
 
 
+def sheet_context(receipt: Receipt) -> dict:
+    """The context of the receipt as its customer reads it (templates/receipts/_sheet.html
+    and _banners.html): on the customer's page and beside the staff's details in the
+    dashboard. Nothing of it names the customer's contact."""
+    return {
+        **receipt_context(receipt),
+        "qr_svg": qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
+        "scan_host": settings.RECECO_WEB_URL.split("://", 1)[1],
+        "log": standing(receipt),
+    }
+
+
 # --- helpers ------------------------------------------------------------------------
 
 
 def _render_receipt(
     request: HttpRequest, receipt: Receipt, form: ContactForm, status: int = 200, **extra
 ) -> HttpResponse:
-    context = receipt_context(receipt)
+    context = sheet_context(receipt)
     if context["logo_url"]:
         request.csp_img_origins.append(origin(context["logo_url"]))
     context.update(
         form=form,
-        qr_svg=qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
         deliveries=sent_here.sent_from_here(request, receipt),
-        scan_host=settings.RECECO_WEB_URL.split("://", 1)[1],
         phone_example=phone_example(),
-        log=standing(receipt),
         **extra,
     )
     response = render(request, "receipts/receipt.html", context, status=status)

@@ -154,6 +154,8 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/merchants/merchantmembership/{membership.pk}/change/", "dashboard-team-member")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
+    audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/history/", "dashboard-receipt-history")
+    audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk + 1000}/change/", "dashboard-not-found")
     audit.visit(f"{url}/admin/messaging/delivery/", "dashboard-deliveries")
     audit.visit(f"{url}/admin/webhooks/endpoint/", "dashboard-webhooks")
     audit.visit(f"{url}/admin/webhooks/endpoint/add/", "dashboard-webhook-add")

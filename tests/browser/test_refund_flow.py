@@ -1,7 +1,11 @@
-"""A shop owner at the counter, in a real headless Chromium at phone and laptop size: finds a
-sale by its amount and by the card's last four, refunds one item after reading what the
-customer gets back, opens the refund receipt, voids another sale; axe finds nothing on the
-new pages, and none of them scrolls sideways."""
+"""A shop owner at the counter, in a real headless Chromium at phone and laptop size: signs in
+with a second factor (a code of their authenticator app), finds a sale by its amount and by
+the card's last four, reads the receipt as the customer sees it beside the staff's details,
+refunds one item after reading what the customer gets back, opens the refund receipt, voids
+another sale, and reads both in the audit trail (who, when, from where, what); axe finds
+nothing on the pages, and none of them scrolls sideways."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -25,8 +29,22 @@ def counter(request, browser, live_server, settings, artifacts):
     context.close()
 
 
-def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, owner, receipt_factory, artifacts):
+def _code(device) -> str:
+    """What the owner's authenticator app shows now: the TOTP of the device's key."""
+    from django_otp.oath import TOTP
+
+    return str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)
+
+
+def test_an_owner_finds_refunds_and_voids_at_the_counter(
+    counter, live_server, owner, receipt_factory, settings, artifacts
+):
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
     from receipts.models import Receipt
+
+    settings.RECECO_DASHBOARD_REQUIRE_2FA = True
+    device = TOTPDevice.objects.create(user=owner, name="Authenticator app", confirmed=True)
 
     sale = receipt_factory(
         token="rcpt_cardsale_aaaaaa",
@@ -49,6 +67,11 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, o
     page.get_by_label("Username").fill(owner.username)
     page.get_by_label("Password").fill("not-used-in-tests")
     page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Sign in: step 2")).to_be_visible()
+    counter.check("dashboard-sign-in-step-2")
+    page.get_by_label("Code").fill(_code(device))
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: "))).to_be_visible()
 
     # Found by amount, as the customer says it, then by the card's last four.
     page.goto(f"{live_server.url}/admin/receipts/receipt/")
@@ -69,6 +92,22 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, o
     counter.check("dashboard-receipts-found")
     page.screenshot(path=artifacts / f"dashboard-search-last4-{size}.png", full_page=True)
     page.get_by_role("link", name="CARD01").click()
+
+    # The sale's page: the staff's details (the customer's email, for the owner) beside the
+    # receipt as the customer sees it, which names no contact.
+    expect(page.locator(".field-customer_email")).to_contain_text("ada@example.com")
+    customer_view = page.locator(".sale-customer .receipt")
+    expect(customer_view.locator(".total-big")).to_have_text("₦1,612.50")
+    expect(customer_view.locator(".details")).to_contain_text("Visa •••• 4242")
+    assert "ada@" not in customer_view.inner_text()
+    sides = [page.locator(side).bounding_box() for side in (".sale-staff", ".sale-customer")]
+    if counter.is_phone:  # one above the other
+        assert sides[1]["y"] >= sides[0]["y"] + sides[0]["height"]
+    else:  # side by side
+        assert sides[1]["x"] >= sides[0]["x"] + sides[0]["width"]
+        assert sides[1]["y"] < sides[0]["y"] + 100
+    counter.check("dashboard-sale")
+    page.screenshot(path=artifacts / f"dashboard-sale-{size}.png", full_page=True)
 
     page.get_by_role("link", name="Refund", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Refund sale CARD01")
@@ -105,4 +144,22 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(counter, live_server, o
     expect(page.locator(".messagelist")).to_contain_text("Sale TWICE1 voided.")
     other.refresh_from_db()
     assert other.status == "voided"
+
+    # Both in the audit trail: who, when, from which address, what changed.
+    page.get_by_role("link", name="Audit trail").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Audit trail")
+    refunded = page.locator("#result_list tbody tr", has_text=f"Refund made: {made.short_code} of sale CARD01")
+    voided = page.locator("#result_list tbody tr", has_text="Void made: sale TWICE1")
+    for row, changes in [
+        (refunded, ["refund of sale: CARD01", "amount: ₦322.50", "reason: Spilt at the table"]),
+        (voided, ["sale: TWICE1", "reason: Rung up twice"]),
+    ]:
+        expect(row).to_have_count(1)
+        expect(row.locator(".field-who")).to_have_text(owner.username)
+        expect(row.locator(".field-address")).to_have_text("127.0.0.1")
+        expect(row.locator(".field-when")).to_contain_text(" WAT")
+        for change in changes:
+            expect(row.locator(".field-change_list")).to_contain_text(change)
+    counter.check("dashboard-audit-trail-refund-void")
+    page.screenshot(path=artifacts / f"dashboard-audit-trail-refund-void-{size}.png", full_page=True)
     counter.assert_clean()

@@ -170,8 +170,8 @@ class TestChange:
     def test_an_outsider_cannot_open_it(self, client, outsider, live_key):
         client.force_login(outsider)
         response = client.get(_change(live_key.api_key))
-        assert response.status_code == 302
-        assert response["Location"] == "/admin/"
+        assert response.status_code == 404
+        assert "No such API key" in response.content.decode()
 
     def test_nobody_deletes_keys(self, client, superuser, live_key):
         client.force_login(superuser)

@@ -165,6 +165,6 @@ def test_an_owner_cannot_touch_another_shops_team(client, owner, outsider):
     theirs = MerchantMembership.objects.get(user=outsider)
     client.force_login(owner)
     assert "otto" not in client.get(TEAM).content.decode()
-    assert client.post(f"{TEAM}{theirs.pk}/change/", {"role": "member"})["Location"] == "/admin/"
-    assert client.post(f"{TEAM}{theirs.pk}/delete/", {"post": "yes"})["Location"] == "/admin/"
+    assert client.post(f"{TEAM}{theirs.pk}/change/", {"role": "member"}).status_code == 404
+    assert client.post(f"{TEAM}{theirs.pk}/delete/", {"post": "yes"}).status_code == 404
     assert MerchantMembership.objects.get(pk=theirs.pk).role == "owner"

@@ -107,7 +107,7 @@ def test_an_owner_refunds_two_of_three_items(client, owner, card_sale, mailoutbo
     entry = AuditEntry.objects.get(content_type__model="receipt", object_pk=str(made.pk))
     assert (entry.actor, entry.remote_addr, entry.action) == (owner, IP, AuditEntry.Action.CREATE)
     assert entry.changes_dict["amount"] == ["", "₦860.00"]
-    assert entry.changes_dict["refund of sale"] == ["", str(card_sale.pk)]
+    assert entry.changes_dict["refund of sale"] == ["", "CARD01"]
     assert entry.changes_dict["reason"] == ["", "Cold food"]
     assert entry.merchant_id == card_sale.merchant_id
 
@@ -280,3 +280,50 @@ def test_the_form_is_not_kept_by_caches_and_each_showing_has_its_own_refund_toke
     first, second = client.get(_url(card_sale, "refund")), client.get(_url(card_sale, "refund"))
     assert "no-store" in first["Cache-Control"]
     assert _token(first) != _token(second)
+
+
+def test_no_dashboard_url_lets_another_shop_act_on_the_sale_or_read_its_trail(client, owner, outsider, card_sale):
+    client.force_login(owner)
+    client.post(_url(card_sale, "refund"), {**_two_of_three(client, card_sale), "confirm": "1"}, REMOTE_ADDR=IP)
+    made = Receipt.objects.get(refund_of=card_sale)
+    entry = AuditEntry.objects.get(content_type__model="receipt", object_pk=str(made.pk))
+    client.force_login(outsider)
+    sale, trail = "/admin/receipts/receipt", "/admin/merchants/auditentry"
+    form = {"what": "all", "reason": "Taken over", "refund_token": "taken_over_0001", "confirm": "1", "post": "yes"}
+    answers = {}
+    for pk in (card_sale.pk, made.pk):
+        for page in ("change", "history", "refund", "void", "delete"):
+            for method in ("get", "post"):
+                answers[method, f"{sale}/{pk}/{page}/"] = getattr(client, method)(f"{sale}/{pk}/{page}/", form)
+    for page in ("change", "history", "delete"):
+        for method in ("get", "post"):
+            answers[method, f"{trail}/{entry.pk}/{page}/"] = getattr(client, method)(
+                f"{trail}/{entry.pk}/{page}/", form
+            )
+    # Not found, as if there were no such sale or entry; deleting them, or posting a change to
+    # either (both read-only), is refused before anything is looked up.
+    refused = {
+        (method, url)
+        for method, url in answers
+        if url.endswith("/delete/") or (method, url[-8:]) == ("post", "/change/")
+    }
+    assert {key: response.status_code for key, response in answers.items()} == {
+        key: 403 if key in refused else 404 for key in answers
+    }
+    assert not [key for key, response in answers.items() if "CARD01" in response.content.decode()]
+    card_sale.refresh_from_db()
+    assert (card_sale.status, card_sale.refunds.count(), Void.objects.count()) == ("partially_refunded", 1, 0)
+    assert AuditEntry.objects.filter(pk=entry.pk, object_repr=f"{made.short_code} of sale CARD01").exists()
+
+
+def test_the_sales_history_says_what_was_done_in_the_shops_time(client, owner, card_sale):
+    client.force_login(owner)
+    history = f"/admin/receipts/receipt/{card_sale.pk}/history/"
+    assert "Nothing has been done to this receipt from the dashboard yet." in client.get(history).content.decode()
+    client.post(_url(card_sale, "refund"), {**_two_of_three(client, card_sale), "confirm": "1"})
+    made = Receipt.objects.get(refund_of=card_sale)
+    row = re.search(
+        r"<tr>\s*<th[^>]*>(.*?)</th>\s*<td>(.*?)</td>\s*<td>(.*?)</td>", client.get(history).content.decode()
+    )
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d WAT", row[1])
+    assert (row[2], row[3]) == ("olu", f"Refunded ₦860.00: {made}")
