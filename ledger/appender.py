@@ -25,10 +25,14 @@ from ledger import checkpoints, entries, tree
 from ledger.models import Checkpoint, Head, Leaf, Node
 from receco.lib import signingkeys
 from receipts.models import Receipt, SetAside, Void
-from receipts.signing import sign
+from receipts.signing import CONTENT_FIELDS, sign
 
 BATCH = 2000
 SWEEP_WINDOW = 10_000
+# A leaf's columns as the appender writes them (and appended_at, when the batch is appended).
+LEAF_COLUMNS = (
+    "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid"
+)  # fmt: skip
 
 
 class SigningOff(RuntimeError):
@@ -66,24 +70,16 @@ def append_batch(
         voids = _voids(head, horizon, limit - len(receipts), receipts, using)
         asides = _set_asides(head, horizon, limit - len(receipts) - len(voids), receipts, using)
         pending = _contents(receipts, voids, asides, keyring.kid, using)
-        leaves = []
+        leaves, hashes = [], []
         for offset, (kind, receipt_id, void_id, set_aside_id, content) in enumerate(pending):
             item = sign(content, keyring)
+            hashes.append(item.leaf_hash)
             leaves.append(
-                Leaf(
-                    index=head.size + offset,
-                    kind=kind,
-                    receipt_id=receipt_id,
-                    void_id=void_id,
-                    set_aside_id=set_aside_id,
-                    leaf_hash=item.leaf_hash,
-                    content_digest=item.digest,
-                    signature=item.signature,
-                    kid=item.kid,
-                )
-            )
+                (head.size + offset, kind, receipt_id, void_id, set_aside_id,
+                 hashes[-1], item.digest, item.signature, item.kid)
+            )  # fmt: skip
         if leaves:
-            nodes, root = tree.extend(head.size, [leaf.leaf_hash for leaf in leaves], using)
+            nodes, root = tree.extend(head.size, hashes, using)
             _insert(leaves, nodes, now, using)
             head.size += len(leaves)
             head.receipt_cursor = max([head.receipt_cursor, *(r.id for r in receipts)])
@@ -115,35 +111,37 @@ def _contents(receipts: list[Receipt], voids: list[Void], asides: list[SetAside]
     return found
 
 
-def _insert(leaves: list[Leaf], nodes: list[Node], now: datetime, using: str) -> None:
-    """Insert the batch's rows with one ``executemany`` a table: the ORM's bulk_create
-    spends longer preparing thousands of rows than the database spends storing them."""
+def _insert(leaves: list[tuple], nodes: list[tuple[int, bytes]], now: datetime, using: str) -> None:
+    """Insert the batch's rows (``leaves``: LEAF_COLUMNS; ``nodes``: key and hash) with
+    COPY on PostgreSQL, one ``executemany`` a table elsewhere: the ORM's bulk_create spends
+    longer preparing thousands of rows than the database spends storing them, and
+    ``executemany`` still three times longer than COPY."""
     connection = connections[using]
     q = connection.ops.quote_name
-    leaf_columns = (
-        "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid"
-    )  # fmt: skip
     appended_at = connection.ops.adapt_datetimefield_value(now)
+    tables = (
+        (Leaf._meta.db_table, (*LEAF_COLUMNS, "appended_at"), [(*leaf, appended_at) for leaf in leaves]),
+        (Node._meta.db_table, ("key", "hash"), nodes),
+    )
     with connection.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {q(Leaf._meta.db_table)} ({', '.join(q(c) for c in leaf_columns)}, {q('appended_at')}) "  # noqa: S608 (names from the model)
-            f"VALUES ({', '.join(['%s'] * (len(leaf_columns) + 1))})",
-            [
-                (leaf.index, leaf.kind, leaf.receipt_id, leaf.void_id, leaf.set_aside_id, leaf.leaf_hash,
-                 leaf.content_digest, leaf.signature, leaf.kid, appended_at)
-                for leaf in leaves
-            ],
-        )  # fmt: skip
-        cursor.executemany(
-            f"INSERT INTO {q(Node._meta.db_table)} ({q('key')}, {q('hash')}) VALUES (%s, %s)",  # noqa: S608
-            [(node.key, node.hash) for node in nodes],
-        )
+        for table, columns, rows in tables:
+            names = ", ".join(q(column) for column in columns)
+            if connection.vendor != "postgresql":
+                cursor.executemany(
+                    f"INSERT INTO {q(table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})",  # noqa: S608 (names from the models)
+                    rows,
+                )
+                continue
+            with cursor.cursor.copy(f"COPY {q(table)} ({names}) FROM STDIN") as copy:  # noqa: S608
+                for row in rows:
+                    copy.write_row(row)
 
 
 def _receipts(head: Head, horizon: datetime, limit: int, using: str) -> list[Receipt]:
     logged = Leaf.objects.using(using).filter(kind=Leaf.Kind.RECEIPT, receipt_id=OuterRef("id"))
     rows = (
         Receipt.objects.using(using)
+        .only(*CONTENT_FIELDS)
         .annotate(merchant_string_id=F("merchant__string_id"))
         .filter(created_at__lte=horizon)
         .exclude(Exists(logged))  # the cursor is a shortcut; the log's own rows are the truth

@@ -15,15 +15,20 @@ the fresh ones.
 from dataclasses import dataclass
 from hashlib import sha256
 
-from receco_verify.canonical import canonicalize
 from receco_verify.merkle import leaf_hash
 
+from receco.lib.canonical import canonicalize
 from receco.lib.signingkeys import Keyring
 from receipts.models import Receipt, SetAside, Void
 from receipts.representation import iso_utc
 
 CONTENT_VERSION = 1
 PAYMENT_SUMMARY = ("card_brand", "card_last4", "authorization_code")
+# The receipt's fields receipt_content reads: the log's appender loads these alone.
+CONTENT_FIELDS = (
+    "id", "token", "short_code", "livemode", "merchant_name", "location", "transaction_date", "created_at",
+    "currency", "total_amount", "items", "details", "payment_method", "refund_of",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
