@@ -25,7 +25,7 @@ from ledger import checkpoints, entries, tree
 from ledger.models import Checkpoint, Head, Leaf, Node
 from receco.lib import signingkeys
 from receipts.models import Receipt, SetAside, Void
-from receipts.signing import CONTENT_FIELDS, sign
+from receipts.signing import ContentRow, sign
 
 BATCH = 2000
 SWEEP_WINDOW = 10_000
@@ -94,7 +94,7 @@ def append_batch(
     return Appended(len(leaves), head.size, published)
 
 
-def _contents(receipts: list[Receipt], voids: list[Void], asides: list[SetAside], kid: str, using: str) -> list:
+def _contents(receipts: list[ContentRow], voids: list[Void], asides: list[SetAside], kid: str, using: str) -> list:
     """(kind, receipt id, void id, set aside id, content) of each entry to append, in order."""
     owners = [r.id for r in receipts] + [v.receipt_id for v in voids] + [a.receipt_id for a in asides]
     known = entries.set_asides_of(owners, using)
@@ -137,25 +137,25 @@ def _insert(leaves: list[tuple], nodes: list[tuple[int, bytes]], now: datetime, 
                     copy.write_row(row)
 
 
-def _receipts(head: Head, horizon: datetime, limit: int, using: str) -> list[Receipt]:
+def _receipts(head: Head, horizon: datetime, limit: int, using: str) -> list[ContentRow]:
     logged = Leaf.objects.using(using).filter(kind=Leaf.Kind.RECEIPT, receipt_id=OuterRef("id"))
     rows = (
         Receipt.objects.using(using)
-        .only(*CONTENT_FIELDS)
         .annotate(merchant_string_id=F("merchant__string_id"))
         .filter(created_at__lte=horizon)
         .exclude(Exists(logged))  # the cursor is a shortcut; the log's own rows are the truth
         .order_by("id")
+        .values_list(*ContentRow._fields)
     )
     found = list(rows.filter(id__gt=head.receipt_cursor)[:limit])
     if len(found) < limit and head.receipt_cursor:
         # Committed late, after the cursor passed them.
         late = rows.filter(id__gt=head.receipt_cursor - SWEEP_WINDOW, id__lte=head.receipt_cursor)
         found = [*late[: limit - len(found)], *found]
-    return found
+    return list(map(ContentRow._make, found))
 
 
-def _voids(head: Head, horizon: datetime, limit: int, receipts: list[Receipt], using: str) -> list[Void]:
+def _voids(head: Head, horizon: datetime, limit: int, receipts: list[ContentRow], using: str) -> list[Void]:
     if limit <= 0:
         return []
     # A void follows its sale into the log: only voids of receipts logged by now.
@@ -176,7 +176,7 @@ def _voids(head: Head, horizon: datetime, limit: int, receipts: list[Receipt], u
     return found
 
 
-def _set_asides(head: Head, horizon: datetime, limit: int, receipts: list[Receipt], using: str) -> list[SetAside]:
+def _set_asides(head: Head, horizon: datetime, limit: int, receipts: list[ContentRow], using: str) -> list[SetAside]:
     if limit <= 0:
         return []
     # A set aside follows its receipt into the log, as a void does.

@@ -5,12 +5,13 @@ from datetime import UTC, datetime
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.db.models import F
 from receco_verify.canonical import canonicalize
 
 from receco.lib.signingkeys import parse
 from receipts import refunds
 from receipts.models import Receipt
-from receipts.signing import receipt_content, sign, void_content
+from receipts.signing import ContentRow, receipt_content, sign, void_content
 
 
 def _refund(sale, **request):
@@ -162,3 +163,13 @@ def test_a_receipts_signed_bytes_stay_as_they_were_signed():
         "aa9cb21b15e1e678c5d218fdad032855d5a5ceefc95e04e58fa3efd7eef7410f"
     )
     assert signed.leaf_hash.hex() == "51e20b9be64e1c9066524d42378e976e6c669e47b6c62ac5d8a1784e378ef4ba"
+
+
+def test_a_receipts_content_row_holds_the_same_content_as_the_receipt(receipt_factory, keys):
+    sale = receipt_factory(tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 9302, "tax_amount": 698}])
+    refund = _refund(sale, amount=1000, reason="cold").receipt
+    rows = Receipt.objects.annotate(merchant_string_id=F("merchant__string_id")).values_list(*ContentRow._fields)
+    for receipt in (sale, refund):
+        row = ContentRow._make(rows.get(id=receipt.id))
+        assert receipt_content(row, "mama-put", keys.kid) == receipt_content(receipt, "mama-put", keys.kid)
+    assert (row.receipt_type, sale.receipt_type) == ("refund", "sale")
