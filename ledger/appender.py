@@ -113,26 +113,30 @@ def _contents(receipts: list[ContentRow], voids: list[Void], asides: list[SetAsi
 
 def _insert(leaves: list[tuple], nodes: list[tuple[int, bytes]], now: datetime, using: str) -> None:
     """Insert the batch's rows (``leaves``: LEAF_COLUMNS; ``nodes``: key and hash) with
-    COPY on PostgreSQL, one ``executemany`` a table elsewhere: the ORM's bulk_create spends
-    longer preparing thousands of rows than the database spends storing them, and
-    ``executemany`` still three times longer than COPY."""
+    binary COPY on PostgreSQL, one ``executemany`` a table elsewhere: the ORM's bulk_create
+    spends longer preparing thousands of rows than the database spends storing them, and
+    ``executemany`` several times longer than COPY."""
     connection = connections[using]
     q = connection.ops.quote_name
     appended_at = connection.ops.adapt_datetimefield_value(now)
     tables = (
-        (Leaf._meta.db_table, (*LEAF_COLUMNS, "appended_at"), [(*leaf, appended_at) for leaf in leaves]),
-        (Node._meta.db_table, ("key", "hash"), nodes),
+        (Leaf, (*LEAF_COLUMNS, "appended_at"), [(*leaf, appended_at) for leaf in leaves]),
+        (Node, ("key", "hash"), nodes),
     )
     with connection.cursor() as cursor:
-        for table, columns, rows in tables:
+        for model, columns, rows in tables:
             names = ", ".join(q(column) for column in columns)
+            table = q(model._meta.db_table)
             if connection.vendor != "postgresql":
                 cursor.executemany(
-                    f"INSERT INTO {q(table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})",  # noqa: S608 (names from the models)
+                    f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(columns))})",  # noqa: S608 (names from the models)
                     rows,
                 )
                 continue
-            with cursor.cursor.copy(f"COPY {q(table)} ({names}) FROM STDIN") as copy:  # noqa: S608
+            fields = {field.column: field for field in model._meta.concrete_fields}
+            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:  # noqa: S608
+                # A binary COPY is told each column's type, without its modifier (varchar(16): varchar).
+                copy.set_types([fields[column].db_type(connection).split("(")[0] for column in columns])
                 for row in rows:
                     copy.write_row(row)
 

@@ -33,7 +33,6 @@ _OPTIONS = (
     | orjson.OPT_PASSTHROUGH_SUBCLASS
 )
 _BELOW_U_D000 = bytes(range(0xED))
-_WHOLE_FLOAT_ENDS = (b".0,", b".0]", b".0}")
 
 
 def canonicalize(value) -> bytes:
@@ -52,8 +51,10 @@ def canonicalize(value) -> bytes:
     ):
         return _reference(value)
     # Outside the strings there are only numbers, literals and punctuation.
-    bare = b"".join(written.split(b'"')[::2]).replace(b"true", b"").replace(b"false", b"")
-    if b"e" in bare or b"E" in bare or any(end in bare for end in _WHOLE_FLOAT_ENDS):
+    bare = b"".join(written.split(b'"')[::2])
+    whole = b".0," in bare or b".0]" in bare or b".0}" in bare
+    numbers = bare.replace(b"true", b"").replace(b"false", b"")
+    if whole or b"e" in numbers or b"E" in numbers:
         return _reference(value)
     if orjson.loads(written) != value:  # a float orjson wrote as null, a tuple, a UUID...
         return _reference(value)
