@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ledger.models import Leaf
 from receipts.models import Receipt, SetAside, Void
-from receipts.signing import identities, receipt_content, set_aside_content, void_content
+from receipts.signing import ContentRow, identities, receipt_content, set_aside_content, void_content
 
 
 def set_asides_of(receipt_ids: Iterable[int], using: str = "default") -> dict[int, list[SetAside]]:
@@ -29,7 +29,7 @@ def set_asides_of(receipt_ids: Iterable[int], using: str = "default") -> dict[in
     return found
 
 
-def receipt_entry(receipt: Receipt, merchant_id: str, kid: str, set_asides: list[SetAside] = ()) -> dict:
+def receipt_entry(receipt: Receipt | ContentRow, merchant_id: str, kid: str, set_asides: list[SetAside] = ()) -> dict:
     """What the entry of ``receipt`` (with its ``set_asides``) signs with the key ``kid``."""
     identity = identities(receipt, set_asides)[0] if set_asides else None
     return receipt_content(receipt, merchant_id, kid, identity)

@@ -52,9 +52,9 @@ def consistency_proof(old_size: int, new_size: int, using: str = "default") -> l
     return merkle.hashes_for(merkle.needed_for_consistency(old_size, new_size), lambda nodes: lookup(nodes, using))
 
 
-def extend(size: int, leaf_hashes: list[bytes], using: str = "default") -> tuple[list[Node], bytes]:
+def extend(size: int, leaf_hashes: list[bytes], using: str = "default") -> tuple[list[tuple[int, bytes]], bytes]:
     """The nodes that appending ``leaf_hashes`` to the tree of ``size`` leaves completes (the
-    leaves themselves included), and the new root.
+    leaves themselves included), as (``Node.key``, hash) pairs, and the new root.
 
     Only the tree's right edge is read: one complete subtree per bit set in ``size``.
     """
@@ -64,12 +64,12 @@ def extend(size: int, leaf_hashes: list[bytes], using: str = "default") -> tuple
     made = []
     for offset, value in enumerate(leaf_hashes):
         stack.append((0, size + offset, value))
-        made.append(Node(key=pack(0, size + offset), hash=value))
+        made.append((pack(0, size + offset), value))
         while len(stack) > 1 and stack[-1][0] == stack[-2][0]:
             level, _, right = stack.pop()
             _, left_index, left = stack.pop()
             node = (level + 1, left_index // 2, merkle.node_hash(left, right))
             stack.append(node)
-            made.append(Node(key=pack(node[0], node[1]), hash=node[2]))
+            made.append((pack(node[0], node[1]), node[2]))
     new_root = merkle.range_hash([value for _, _, value in stack]) if stack else merkle.EMPTY_ROOT
     return made, new_root

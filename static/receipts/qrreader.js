@@ -1,4 +1,6 @@
-// Reading a QR code from the camera's video, for the scan page and the verify page.
+// Reading a QR code from the camera's video, for the scan page and the verify page: the
+// reader, and the camera section both pages show (start and stop buttons, viewfinder,
+// status line).
 //
 // Uses the browser's BarcodeDetector where it reads QR codes; otherwise loads jsQR
 // (vendored from npm, served from our static files) only when asked, so that the pages
@@ -6,8 +8,9 @@
 "use strict";
 
 (function () {
-  // Cheap phones: frames scaled down to at most 640 pixels.
+  // Cheap phones: frames scaled down to at most 640 pixels, about five frames a second.
   var MAX_SIDE = 640;
+  var INTERVAL_MS = 200;
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
@@ -58,5 +61,76 @@
     });
   }
 
-  window.RececoQR = { detector: detector };
+  // Shows the camera ``section`` (hidden until then: without a camera the page's other
+  // ways in still work) and runs it. ``options``: ``jsqr``, where jsQR is; ``open(text)``,
+  // for a text read, what to do once the camera is stopped (a function), or null when the
+  // text is not a receipt of ours; the status line's words: ``found``, ``notOurs``,
+  // ``ready``, and ``failed(error)`` when the camera could not be started.
+  function camera(section, options) {
+    if (!section || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
+    var startButton = section.querySelector("[data-action=start-camera]");
+    var stopButton = section.querySelector("[data-action=stop-camera]");
+    var viewfinder = section.querySelector(".viewfinder");
+    var video = section.querySelector("video");
+    var status = section.querySelector(".camera-status");
+    var stream = null, timer = null, detect = null;
+    section.hidden = false;
+
+    function say(text) { status.textContent = text; }
+
+    function stop() {
+      if (timer) window.clearTimeout(timer);
+      timer = null;
+      if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
+      stream = null;
+      video.srcObject = null;
+      viewfinder.hidden = true;
+      startButton.hidden = false;
+    }
+
+    function tick() {
+      detect(video).then(function (text) {
+        if (!stream) return;
+        var then = text ? options.open(text) : null;
+        if (then) {
+          say(options.found);
+          stop();
+          then();
+          return;
+        }
+        if (text) say(options.notOurs);
+        timer = window.setTimeout(tick, INTERVAL_MS);
+      }).catch(function () { timer = window.setTimeout(tick, INTERVAL_MS); });
+    }
+
+    function start() {
+      say("Starting the camera…");
+      startButton.hidden = true;
+      navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false })
+        .then(function (media) {
+          stream = media;
+          video.srcObject = media;
+          viewfinder.hidden = false;
+          return video.play();
+        })
+        .then(function () { return detector(options.jsqr); })
+        .then(function (reader) {
+          section.setAttribute("data-decoder", reader.kind);
+          detect = reader.detect;
+          say(options.ready);
+          stopButton.focus();
+          tick();
+        })
+        .catch(function (error) {
+          stop();
+          say(options.failed(error));
+        });
+    }
+
+    startButton.addEventListener("click", start);
+    stopButton.addEventListener("click", function () { stop(); say(""); startButton.focus(); });
+    window.addEventListener("pagehide", stop);
+  }
+
+  window.RececoQR = { detector: detector, camera: camera };
 })();

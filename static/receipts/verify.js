@@ -510,62 +510,13 @@
     verifyReference(document.getElementById("reference").value);
   });
 
-  var camera = input.querySelector(".camera");
-  if (!window.RececoQR || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
-  var startButton = camera.querySelector("[data-action=start-camera]");
-  var stopButton = camera.querySelector("[data-action=stop-camera]");
-  var viewfinder = camera.querySelector(".viewfinder");
-  var video = camera.querySelector("video");
-  var status = camera.querySelector(".camera-status");
-  var stream = null, timer = null, detect = null;
-  camera.hidden = false;
-
-  function stopCamera() {
-    if (timer) window.clearTimeout(timer);
-    timer = null;
-    if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
-    stream = null;
-    video.srcObject = null;
-    viewfinder.hidden = true;
-    startButton.hidden = false;
-  }
-
-  function tick() {
-    detect(video).then(function (text) {
-      if (!stream) return;
-      if (text && fileAddress(text)) {
-        status.textContent = "Receipt found, checking it…";
-        stopCamera();
-        verifyReference(text);
-        return;
-      }
-      if (text) status.textContent = "That QR code is not a Receco receipt.";
-      timer = window.setTimeout(tick, 200);
-    }).catch(function () { timer = window.setTimeout(tick, 200); });
-  }
-
-  startButton.addEventListener("click", function () {
-    status.textContent = "Starting the camera…";
-    startButton.hidden = true;
-    navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false })
-      .then(function (media) {
-        stream = media;
-        video.srcObject = media;
-        viewfinder.hidden = false;
-        return video.play();
-      })
-      .then(function () { return window.RececoQR.detector(input.getAttribute("data-jsqr")); })
-      .then(function (reader) {
-        detect = reader.detect;
-        status.textContent = "Point the camera at the QR code on the receipt.";
-        stopButton.focus();
-        tick();
-      })
-      .catch(function () {
-        stopCamera();
-        status.textContent = "The camera could not be started. Open the saved file or type the code instead.";
-      });
+  if (!window.RececoQR) return;
+  window.RececoQR.camera(input.querySelector(".camera"), {
+    jsqr: input.getAttribute("data-jsqr"),
+    open: function (text) { return fileAddress(text) ? function () { verifyReference(text); } : null; },
+    found: "Receipt found, checking it…",
+    notOurs: "That QR code is not a Receco receipt.",
+    ready: "Point the camera at the QR code on the receipt.",
+    failed: function () { return "The camera could not be started. Open the saved file or type the code instead."; },
   });
-  stopButton.addEventListener("click", function () { stopCamera(); status.textContent = ""; startButton.focus(); });
-  window.addEventListener("pagehide", stopCamera);
 })();

@@ -1,11 +1,17 @@
 """What a receipt's signature covers (receipts.signing): the fiscal content from its own
 row, never the customer's contact; refunds and voids name their sale."""
 
+from datetime import UTC, datetime
+
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.db.models import F
 from receco_verify.canonical import canonicalize
 
+from receco.lib.signingkeys import parse
 from receipts import refunds
-from receipts.signing import receipt_content, sign, void_content
+from receipts.models import Receipt
+from receipts.signing import ContentRow, receipt_content, sign, void_content
 
 
 def _refund(sale, **request):
@@ -101,3 +107,69 @@ def test_the_signature_is_the_current_keys_over_the_canonical_form(receipt_facto
 def test_content_naming_another_key_is_not_signed(receipt_factory, keys):
     with pytest.raises(ValueError, match="the content names the key 'retired'"):
         sign(receipt_content(receipt_factory(), "mama-put", "retired"), keys)
+
+
+def test_a_receipts_signed_bytes_stay_as_they_were_signed():
+    # Every signature in every log rests on these bytes: a change to the content, its
+    # canonical form or the hashing breaks this test, never a receipt signed before it.
+    from receco_verify.keys import b64url
+
+    seed = bytes(range(32))
+    public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+    keys = parse({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": b64url(public), "d": b64url(seed)}]}, "test")
+    receipt = Receipt(
+        token="rcpt_mfx3k2a1_q8z0lp",
+        short_code="K7P2QX",
+        livemode=True,
+        merchant_name="Mama Put Kitchen \u2014 Ikeja \u20a6",
+        location="Lekki Phase 1",
+        transaction_date=datetime(2026, 11, 22, 10, 15, tzinfo=UTC),
+        created_at=datetime(2026, 11, 22, 10, 15, 2, 345678, tzinfo=UTC),
+        currency="NGN",
+        total_amount=130000,
+        items=[
+            {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
+            {"name": "Zobo 0.5 l", "quantity": 1.5, "unit_price": 20000, "total_price": 30000, "sku": "ZB-05"},
+        ],
+        details={
+            "subtotal_amount": 130000,
+            "discount_amount": 0,
+            "tax_lines": [
+                {"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}
+            ],
+            "payment_details": {"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+        },
+        payment_method="card",
+    )
+    signed = sign(receipt_content(receipt, "mama-put", keys.kid), keys)
+    assert keys.kid == "1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y"
+    assert (
+        signed.canonical
+        == (
+            '{"currency":"NGN","discount_amount":0,"issued_at":"2026-11-22T10:15:02.345Z","items":['
+            '{"name":"Jollof rice","quantity":2,"total_price":100000,"unit_price":50000},'
+            '{"name":"Zobo 0.5 l","quantity":1.5,"sku":"ZB-05","total_price":30000,"unit_price":20000}],'
+            '"kid":"1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y","livemode":true,'
+            '"merchant":{"id":"mama-put","location":"Lekki Phase 1","name":"Mama Put Kitchen \u2014 Ikeja \u20a6"},'
+            '"payment":{"authorization_code":"A1B2C3","card_brand":"visa","card_last4":"4242","method":"card"},'
+            '"refund_of":null,"short_code":"K7P2QX","subtotal_amount":130000,'
+            '"tax_lines":[{"inclusive":true,"name":"VAT","rate":7.5,"tax_amount":9070,"taxable_amount":120930}],'
+            '"tip_amount":null,"token":"rcpt_mfx3k2a1_q8z0lp","total_amount":130000,'
+            '"transaction_date":"2026-11-22T10:15:00.000Z","type":"sale","v":1}'
+        ).encode()
+    )
+    assert signed.signature.hex() == (
+        "65fabcdaf438e5ff0986dd4f1b465cd256bd7a6fe76719d4b5816db7ef7184bd"
+        "aa9cb21b15e1e678c5d218fdad032855d5a5ceefc95e04e58fa3efd7eef7410f"
+    )
+    assert signed.leaf_hash.hex() == "51e20b9be64e1c9066524d42378e976e6c669e47b6c62ac5d8a1784e378ef4ba"
+
+
+def test_a_receipts_content_row_holds_the_same_content_as_the_receipt(receipt_factory, keys):
+    sale = receipt_factory(tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 9302, "tax_amount": 698}])
+    refund = _refund(sale, amount=1000, reason="cold").receipt
+    rows = Receipt.objects.annotate(merchant_string_id=F("merchant__string_id")).values_list(*ContentRow._fields)
+    for receipt in (sale, refund):
+        row = ContentRow._make(rows.get(id=receipt.id))
+        assert receipt_content(row, "mama-put", keys.kid) == receipt_content(receipt, "mama-put", keys.kid)
+    assert (row.receipt_type, sale.receipt_type) == ("refund", "sale")

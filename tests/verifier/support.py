@@ -94,3 +94,30 @@ def orf_file(bundle: dict, *, logged: bool = True) -> dict:
             }
         },
     }
+
+
+ALPHABET = 'aZ09 "\\/\n\t\x00\x1f\x7f\u00e9\u20ac\ud7ff\ue000\uffff\U0001f600'
+
+
+def random_value(rng, depth=0, alphabet=ALPHABET):
+    """A random JSON value of every kind the canonical form treats apart: integers up to
+    2**53, floats whole, tiny, huge and plain, strings of ``alphabet`` (escapes, characters
+    beyond the BMP) and keys that sort apart by UTF-16 code unit and by code point."""
+    choice = rng.randrange(9 if depth < 3 else 6)
+    if choice == 0:
+        return rng.choice([None, True, False])
+    if choice == 1:
+        return rng.randrange(-(2**53) + 1, 2**53)
+    if choice == 2:
+        return rng.choice(
+            [7.5, 0.075, 1e-4, 123.456, 5.0, -0.5, 1e15 + 0.5, 9007199254740991.0, 0.1 + 0.2, 1e16, 1e-5, 2.5e-7]
+            + [-0.0, 100.0, 1e-6, 1.5e-6, 1.5e20, 1e21, 5e-324]
+        )
+    if choice == 3:
+        return rng.uniform(-1e6, 1e6)
+    if choice in (4, 5):
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+    if choice == 6:
+        return [random_value(rng, depth + 1, alphabet) for _ in range(rng.randrange(4))]
+    keys = ["a", "b", "kid", "\u20ac", "\ue000", "\U0001f600", "\uffff", "", "A", "total_amount"]
+    return {rng.choice(keys): random_value(rng, depth + 1, alphabet) for _ in range(rng.randrange(5))}
