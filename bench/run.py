@@ -3,7 +3,8 @@
     python bench/run.py --receipts 10000 --receipts 1000000 --duration 10 --connections 8
 
 For each receipt count it prepares a database of its own (created, migrated and seeded
-once, reused while it holds that many seeded receipts), serves the project and the bare
+once, reused while it holds that many seeded receipts: ``seedreceipts``, over one merchant
+per 10,000 receipts, at most 1,000), serves the project and the bare
 reference (bench/reference.py) with the same gunicorn settings, drives each scenario from
 a second process (wrk with bench/wrk.lua when installed, else bench/loadgen.py) and prints
 req/s, p50 and p99 for every scenario, each as a ratio to the reference, then the goals.
@@ -13,6 +14,12 @@ with fresh tokens, for a merchant without webhooks and for one with a webhook en
 (its events recorded and queued as in production, where a db_worker sends them); each
 anonymous, with a test key and with a live key (the live limits raised through the
 environment so the limiter runs on every request without refusing).
+
+With --interleave the databases are served at once (each on its own pair of ports) and
+measured in the same rounds, one after the other, so that a receipt count's figures and
+their ratio between counts suffer the machine's other load alike:
+
+    python bench/run.py --receipts 10000 --receipts 10000000 --interleave --only getReceipt
 """
 
 import argparse
@@ -120,8 +127,11 @@ def main() -> None:
     loadgen = _loadgen(args.loadgen)
     print(_header(args, loadgen), flush=True)
     results: dict[int, dict] = {}
-    for count in args.receipts:
-        results[count] = _bench_database(args, count, loadgen)
+    if args.interleave:
+        results = _bench_interleaved(args, loadgen)
+    else:
+        for count in args.receipts:
+            results[count] = _bench_database(args, count, loadgen)
     _print_goals(args, results)
     if args.json:
         Path(args.json).write_text(json.dumps(_jsonable(results), indent=2))
@@ -151,6 +161,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
     parser.add_argument("--variants", default="anonymous,test key,live key", help="comma-separated auth variants")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--interleave", action="store_true", help="measure the receipt counts in the same rounds, taking turns"
+    )
     args = parser.parse_args()
     args.receipts = args.receipts or [10_000, 1_000_000]
     args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
@@ -327,6 +340,69 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
     return table
 
 
+def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
+    """Every receipt count's database served at once and measured in the same rounds."""
+    opened, servers = [], []
+    try:
+        for index, count in enumerate(args.receipts):
+            name = f"{args.database_prefix}_{_label(count)}"
+            url = _database_url(args.database_url, name)
+            print(f"\n{count:,} receipts (database {name})", flush=True)
+            _prepare_database(args, url, count)
+            workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
+            port = args.port + 2 * index
+            urls = {"project": f"http://127.0.0.1:{port}", "reference": f"http://127.0.0.1:{port + 1}"}
+            env = _project_env(args, url, urls["project"])
+            pair = [
+                _serve(args, "receco.wsgi:application", port, env, workdir / "project.log"),
+                _serve(args, "bench.reference:application", port + 1, env, workdir / "reference.log"),
+            ]
+            servers += pair
+            for server in pair:
+                _wait_until_up(server)
+            opened.append((count, url, _scenarios(url, workdir), _variants(args, url, env), urls))
+        results: dict[int, dict] = {count: {} for count, *_ in opened}
+        for position, scenario in enumerate(opened[0][2]):
+            if args.only and not any(word in scenario.name for word in args.only):
+                continue
+            targets = []
+            for count, _, scenarios, variants, urls in opened:
+                targets += _targets(scenarios[position], variants, urls, key=count)
+            rounds = _measure_targets(args, loadgen, targets)
+            print(f"\n  {scenario.name}: {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8}   ratio to reference", flush=True)
+            for count, _, _, variants, _ in opened:
+                mine = {name: results for (key, name), results in rounds.items() if key == count}
+                rows = results[count][scenario.name] = _rows(mine, variants)
+                _print_row(f"  {count:,}: bare reference", rows["reference"], None)
+                for variant in variants:
+                    _print_row(f"  {count:,}: {variant.name}", rows[variant.name], rows["reference"])
+            _print_between_counts(opened, rounds)
+    finally:
+        for server in servers:
+            _stop(server)
+        for _, url, *_ in opened:
+            _delete_created(url)
+    return results
+
+
+def _print_between_counts(opened: list, rounds: dict[tuple, list[Result]]) -> None:
+    """Each variant's throughput at the largest count as a share of the smallest, round by
+    round (the median kept), and the load average now."""
+    small, large = opened[0][0], opened[-1][0]
+    if small == large:
+        return
+    for name in [name for key, name in rounds if key == small]:
+        ratio = _median_ratio(rounds[large, name], rounds[small, name])
+        p50 = statistics.median(r.p50_us for r in rounds[large, name]) / max(
+            1, statistics.median(r.p50_us for r in rounds[small, name])
+        )
+        print(
+            f"    {name}: {large:,} vs {small:,}: {ratio:.2f} of the throughput, p50 x{p50:.2f}"
+            f" (load average {_load_average()})",
+            flush=True,
+        )
+
+
 def _label(count: int) -> str:
     for size, suffix in ((1_000_000, "m"), (1_000, "k")):
         if count >= size and count % size == 0:
@@ -387,7 +463,8 @@ def _prepare_database(args, url: str, count: int) -> None:
         if seeded < count:
             print(f"  seeding {count - seeded:,} receipts", flush=True)
             started = time.monotonic()
-            _manage(env, "seedreceipts", SEED_MERCHANT, str(count - seeded), "--batch-size", "10000")
+            more = count - seeded
+            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(_seed_merchants(more)))
             print(f"  seeded in {time.monotonic() - started:.1f} s", flush=True)
         else:
             print(f"  reusing its {seeded:,} seeded receipts", flush=True)
@@ -395,11 +472,17 @@ def _prepare_database(args, url: str, count: int) -> None:
 
 
 def _seeded(connection) -> int:
+    """The receipts of the seeded merchant and of those seedreceipts made like it."""
     return connection.execute(
         "SELECT count(*) FROM receipts_receipt r JOIN merchants_merchant m ON m.id = r.merchant_id"
-        " WHERE m.string_id = %s",
-        (SEED_MERCHANT,),
+        " WHERE m.string_id = %s OR m.string_id LIKE %s",
+        (SEED_MERCHANT, f"{SEED_MERCHANT}-%"),
     ).fetchone()[0]
+
+
+def _seed_merchants(count: int) -> int:
+    """How many merchants ``count`` seeded receipts are spread over: one per 10,000, at most 1,000."""
+    return max(1, min(1000, count // 10_000))
 
 
 def _delete_created(url: str) -> None:
@@ -498,7 +581,8 @@ def _project_env(args, url: str, web_url: str) -> dict:
             "DATABASE_URL": url,
             "BENCH_DATABASE_URL": url,
             "REDIS_URL": args.redis_url,
-            "RECECO_CACHE_PREFIX": "receco-bench",
+            # One prefix a database: two served at once (--interleave) share the Redis db.
+            "RECECO_CACHE_PREFIX": f"receco-bench-{urlsplit(url).path.strip('/')}",
             "DJANGO_SECRET_KEY": env.get("DJANGO_SECRET_KEY") or "bench-only-" + secrets.token_hex(16),
             "DJANGO_DEBUG": "false",
             "DJANGO_LOG_LEVEL": "WARNING",
@@ -585,18 +669,36 @@ def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Var
     from other processes on the machine over all of them, rather than over whichever
     happened to run at the time.
     """
-    targets = [("reference", urls["reference"], None)]
-    targets += [(variant.name, urls["project"], variant) for variant in variants if not variant.unavailable]
-    rounds: dict[str, list[Result]] = {name: [] for name, _, _ in targets}
+    targets = _targets(scenario, variants, urls)
+    rounds = _measure_targets(args, loadgen, targets)
+    return _rows({name: results for (name, *_), results in zip(targets, rounds.values(), strict=True)}, variants)
+
+
+def _targets(scenario: Scenario, variants: list[Variant], urls: dict, key=()) -> list[tuple]:
+    """(name, url, variant, scenario, key) of the reference and each variant that runs."""
+    targets = [("reference", urls["reference"], None, scenario, key)]
+    targets += [(v.name, urls["project"], v, scenario, key) for v in variants if not v.unavailable]
+    return targets
+
+
+def _measure_targets(args, loadgen: str, targets: list[tuple]) -> dict[tuple, list[Result]]:
+    """``--rounds`` measurements of each target, taken in turns; by (key, name)."""
+    rounds: dict[tuple, list[Result]] = {(key, name): [] for name, _, _, _, key in targets}
     for index in range(args.rounds):
         shift = index % len(targets)  # each round starts with another: no one always runs first or last
-        for name, url, variant in targets[shift:] + targets[:shift]:
+        for name, url, variant, scenario, key in targets[shift:] + targets[:shift]:
             auth = _authorization(variant, scenario)
             if index == 0:
                 _check_answer(url, scenario, auth)
                 if args.warmup > 0:
                     _load(args, loadgen, url, scenario, auth, args.warmup)
-            rounds[name].append(_load(args, loadgen, url, scenario, auth, args.duration))
+            rounds[key, name].append(_load(args, loadgen, url, scenario, auth, args.duration))
+    return rounds
+
+
+def _rows(rounds: dict[str, list[Result]], variants: list[Variant]) -> dict[str, Result | None]:
+    """The median round of each target, with its median ratios to the reference (and, for
+    keys, to anonymous calls)."""
     rows: dict[str, Result | None] = {variant.name: None for variant in variants}
     for name, results in rounds.items():
         rows[name] = sorted(results, key=lambda result: result.rps)[len(results) // 2]

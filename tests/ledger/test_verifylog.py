@@ -120,6 +120,12 @@ def test_a_receipt_left_out_of_the_log_is_caught(logged, receipt_factory):
     assert _problems() == ["receipt LATE01 (rcpt_auditedlate_aaa) is not in the log"]
 
 
+def test_receipts_left_out_are_listed_in_the_order_they_were_written_the_first_100(merchant):
+    call_command("seedreceipts", merchant.string_id, "120")
+    first = list(Receipt.objects.order_by("id").values_list("short_code", "token")[:100])
+    assert _problems() == [f"receipt {code} ({token}) is not in the log" for code, token in first]
+
+
 def test_a_rewritten_checkpoint_is_caught(logged):
     checkpoint = Checkpoint.objects.get()
     Checkpoint.objects.filter(id=checkpoint.id).update(root=b"\x00" * 32)

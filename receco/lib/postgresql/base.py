@@ -10,10 +10,12 @@ the socket and only asks the server when something is waiting there.
 
 Statements end on the server after DATABASE_STATEMENT_TIMEOUT (the connection's
 ``statement_timeout``); a server that does not answer at all is cut off by the client
-a little later (receco.postgresql.watchdog). ``migrate`` lifts the statement timeout for
-its own connection: building an index on a large table takes longer than a request.
+a little later (receco.postgresql.watchdog). ``migrate`` and ``seedreceipts`` lift the
+statement timeout for their own connection (``lift_statement_timeout``, ``statement_timeout_lifted``): building an index
+or filling a large table takes longer than a request.
 """
 
+import contextlib
 import functools
 import select
 
@@ -74,7 +76,10 @@ def _with_deadline(cursor_class: type, seconds: float) -> type:
     return DeadlineCursor
 
 
-def _no_statement_timeout_for_migrations(using: str, **kwargs) -> None:
+def lift_statement_timeout(using: str) -> None:
+    """Let the connection ``using`` run statements as long as they take, on the server and
+    in the client: for commands that build indexes or fill tables (``migrate``,
+    ``seedreceipts``), never for requests."""
     connection = connections[using]
     if not isinstance(connection, DatabaseWrapper):
         return
@@ -83,6 +88,29 @@ def _no_statement_timeout_for_migrations(using: str, **kwargs) -> None:
     connection.connection.cursor_factory = getattr(factory, "without_deadline", factory)
     with connection.cursor() as cursor:
         cursor.execute("SET statement_timeout = 0")
+
+
+@contextlib.contextmanager
+def statement_timeout_lifted(using: str):
+    """``lift_statement_timeout`` for the block only: the connection has its deadline again after."""
+    connection = connections[using]
+    if not isinstance(connection, DatabaseWrapper):
+        yield
+        return
+    connection.ensure_connection()
+    factory = connection.connection.cursor_factory
+    lift_statement_timeout(using)
+    try:
+        yield
+    finally:
+        if connection.connection is not None and not connection.connection.closed:
+            connection.connection.cursor_factory = factory
+            with connection.cursor() as cursor:
+                cursor.execute("RESET statement_timeout")
+
+
+def _no_statement_timeout_for_migrations(using: str, **kwargs) -> None:
+    lift_statement_timeout(using)
 
 
 pre_migrate.connect(_no_statement_timeout_for_migrations, dispatch_uid="receco-no-statement-timeout-for-migrations")
