@@ -119,7 +119,7 @@ def test_the_list_offers_it(client, two_shops, signed_in):
     signed_in(client)
     html = client.get("/app/my").content.decode()
     assert '<form method="post" action="/app/my/download">' in html
-    assert "Download all my receipts (.zip)" in html
+    assert "Download all my receipts" in html
 
 
 def test_a_contact_may_download_5_times_an_hour(client, two_shops, signed_in):
