@@ -3,7 +3,10 @@ or email address, and RECECO_LOCKER_ADDRESS_RATE per client address, counted in 
 shared cache by admission's fixed windows (merchants.admission). Counters are named by a
 keyed digest of the contact, never the contact. Both count every request, whether or not
 any receipt was sent to the contact, so a refusal reveals nothing either. With the cache
-down they fail open; the tries of each code (locker.signins) are kept in the database."""
+down they fail open; the tries of each code (locker.signins) are kept in the database.
+
+Downloads of everything (locker.export) are counted the same way, RECECO_LOCKER_EXPORT_RATE
+per contact signed in."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from receco.ops import metrics
 
 CONTACT = "locker-contact"
 ADDRESS = "locker-address"
+EXPORT = "locker-export"
 
 
 def charge(contact: Contact, ip: str, now: float | None = None) -> None:
@@ -41,3 +45,20 @@ def charge(contact: Contact, ip: str, now: float | None = None) -> None:
             what = "codes" if contact.kind == SMS else "sign-in links"
             message = f"Too many {what} asked for {contact.masked}: at most {window.rate.describe()}."
         raise RateLimited(f"{message} Wait a while, then try again.", max(1, window.reset))
+
+
+def charge_export(contact: Contact, now: float | None = None) -> None:
+    """Count one download of everything sent to ``contact`` (RECECO_LOCKER_EXPORT_RATE per
+    contact, named by its keyed digest). Raises RateLimited when the limit is passed."""
+    now = now or limits.clock()
+    counted = limits.windows(EXPORT, contact.digest, limits.rates("RECECO_LOCKER_EXPORT_RATE"), now)
+    answer = sharedcache.guarded("rate limiting", lambda: store().count([w.count for w in counted]), None)
+    if answer is None:
+        return
+    for window, value in zip(counted, answer[0], strict=True):
+        if value > window.rate.limit:
+            metrics.rate_limit_refused("locker")
+            raise RateLimited(
+                f"Too many downloads of your receipts: at most {window.rate.describe()}. Wait a while, then try again.",
+                max(1, window.reset),
+            )

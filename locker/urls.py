@@ -13,4 +13,5 @@ urlpatterns = [
     path("my/sign-out", views.sign_out, name="sign_out"),
     path("my/sign-out-everywhere", views.sign_out_everywhere, name="sign_out_everywhere"),
     path("my/erase", views.erase, name="erase"),
+    path("my/download", views.download, name="download"),
 ]

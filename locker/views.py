@@ -14,9 +14,10 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from locker import limits, listing, sessions, signins
+from locker import export, limits, listing, sessions, signins
 from locker.contacts import SMS, Contact
 from locker.forms import CodeForm, SearchForm, SignInForm
 from privacy import erasure
@@ -52,6 +53,12 @@ def my(request: HttpRequest) -> HttpResponse:
     contact = sessions.current(request)
     if contact is None:
         return _page(request, "locker/signin.html", {"form": SignInForm()})
+    return _list(request, contact)
+
+
+def _list(request: HttpRequest, contact: Contact, refused: RateLimited | None = None) -> HttpResponse:
+    """The list page, searched as the query asks; 429 with ``refused``'s words when a
+    download was refused."""
     form = SearchForm(request.GET if set(request.GET) & {"shop", "day", "amount"} else None)
     wanted = form.search()
     page = Paginator(listing.search(contact, wanted), listing.PER_PAGE).get_page(request.GET.get("page"))
@@ -64,8 +71,13 @@ def my(request: HttpRequest) -> HttpResponse:
         "page": page,
         "entries": listing.entries(list(page.object_list)),
         "query": query.urlencode(),
+        "refused": refused.message if refused else None,
     }
-    return _page(request, "locker/list.html", context, status=400 if form.is_bound and form.errors else 200)
+    status = 429 if refused else 400 if form.is_bound and form.errors else 200
+    response = _page(request, "locker/list.html", context, status=status)
+    if refused:
+        response["Retry-After"] = str(refused.retry_after)
+    return response
 
 
 @csp
@@ -154,6 +166,23 @@ def sign_out_everywhere(request: HttpRequest, contact: Contact) -> HttpResponse:
     response = redirect("locker:my")
     sessions.sign_out(response)
     messages.info(request, "You are signed out on every device.")
+    return response
+
+
+@csp
+@require_POST
+@_signed_in
+def download(request: HttpRequest, contact: Contact) -> HttpResponse:
+    """Every receipt sent to the contact, as a zip of ORF documents and a CSV (locker.export)."""
+    try:
+        limits.charge_export(contact)
+    except RateLimited as limited:
+        return _list(request, contact, refused=limited)
+    built = export.build(contact, timezone.localtime())
+    response = HttpResponse(built.content, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{built.filename}"'
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex, nofollow"
     return response
 
 

@@ -3,7 +3,8 @@ privacy.retention): each delivery of a receipt to a customer keeps its record (c
 receipt, status, when) and loses its destination.
 
 A delivery not sent yet is not sent at all: it fails with ERASED, and no
-``delivery_failed`` is sent for it (the merchant learns nothing of an erasure). Its
+``delivery_failed`` is sent for it (the merchant learns nothing of an erasure); nor for
+one a sender was sending meanwhile, once that attempt fails (messaging.outbox). Its
 ``last_error`` keeps what an earlier attempt said, which transports.scrub already masked.
 """
 

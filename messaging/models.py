@@ -107,7 +107,7 @@ class Delivery(models.Model):
     def masked_destination(self) -> str:
         """The destination as logs and pages may show it: a customer's address or number
         masked; another (a webhook endpoint's id) named with its channel: ``webhook 17``."""
-        if self.receipt_id:
+        if self.channel in (EMAIL, SMS):  # a customer's, with a receipt or without
             # An empty destination was a customer's, erased (messaging.erasure).
             return mask_destination(self.channel, self.destination) if self.destination else "(erased)"
         return f"{self.channel} {self.destination}"

@@ -32,7 +32,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from messaging import senders, transports
-from messaging.models import Delivery
+from messaging.models import EMAIL, SMS, Delivery
 from messaging.signals import delivery_failed
 from messaging.transports import Dropped, Failed, Outcome, Sent
 from receco.lib import wakeups
@@ -204,12 +204,23 @@ def record(delivery: Delivery, result: Sent | Failed, now: datetime | None = Non
         )
         transport.recorded(delivery, outcome)
         if outcome.status == Delivery.Status.FAILED:
-            delivery_failed.send(sender=Delivery, delivery=delivery)
+            _tell_failed(delivery)
     metrics.delivery(delivery.channel, outcome.status)
     _log(delivery, outcome)
     if outcome.retry_at is not None:
         wake(at=outcome.retry_at)
     return outcome
+
+
+def _tell_failed(delivery: Delivery) -> None:
+    """Send ``delivery_failed`` for ``delivery`` as it is stored now, its receipt as it now
+    reads: never for one whose customer's contact was erased while it was being sent (the
+    merchant learns nothing of an erasure, messaging.erasure), nor with the contact the
+    sender read before the erasure."""
+    stored = Delivery.objects.select_related("receipt").filter(pk=delivery.pk).first()
+    if stored is None or (stored.channel in (EMAIL, SMS) and not stored.destination):
+        return
+    delivery_failed.send(sender=Delivery, delivery=stored)
 
 
 def _outcome(delivery: Delivery, transport, result: Sent | Failed, now: datetime) -> Outcome:

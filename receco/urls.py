@@ -27,6 +27,10 @@ urlpatterns = [
     path("log/", include("ledger.urls")),
     # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
     path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),
+    # Text messages' short links, so that a receipt's text fits one part (receipts.messages):
+    # the receipt page, and "Not your receipt?" with its key.
+    path("r/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt")),
+    path("n/<str:reference>", RedirectView.as_view(pattern_name="privacy:not_mine", query_string=True)),
 ]
 
 handler400 = "agentapi.handlers.bad_request"

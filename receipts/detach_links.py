@@ -11,7 +11,8 @@ for RECECO_CONTACT_RETENTION_DAYS, as long as the contact itself is kept; a key 
 contact the receipt no longer holds finds nothing to remove ("already removed").
 
 The key rides in the query string, which the access log leaves out (receco.ops.access_log
-drops it and redacts the short code), and is short: a text message carries it too.
+drops it and redacts the short code), and is short: a text message carries it too, by
+the short path ``/n/<short code>?k=<key>`` (receco.urls), which leads here.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def url(receipt: Receipt, field: str, contact: str) -> str:
     """The absolute "Not your receipt?" link of a message of ``receipt`` sent to ``contact``
     (its ``field``: customer_email or customer_phone), under RECECO_WEB_URL."""
     return f"{settings.RECECO_WEB_URL}/app/receipt/{receipt.short_code}/not-mine?k={key(receipt, field, contact)}"
+
+
+def short_url(receipt: Receipt, field: str, contact: str) -> str:
+    """The same link as ``url``, by the short path a text message carries:
+    ``RECECO_WEB_URL/n/<short code>?k=<key>``, which leads to it with its key."""
+    return f"{settings.RECECO_WEB_URL}/n/{receipt.short_code}?k={key(receipt, field, contact)}"
 
 
 def max_age() -> timedelta:

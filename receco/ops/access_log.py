@@ -9,8 +9,9 @@ from gunicorn.glogging import Logger
 from receco.lib.addresses import plain_text
 
 # A receipt's token or short code: the path segment after a "receipt" segment
-# (/app/receipt/<reference>, its /send, /qr.png, ...).
-_REFERENCE = re.compile(r"(/receipt/)[^/]+")
+# (/app/receipt/<reference>, its /send, /qr.png, ...), or after a text message's short
+# link (/r/<short code>, /n/<short code>).
+_REFERENCE = re.compile(r"(/receipt/|^/[rn]/)[^/]+")
 
 
 def redact(path: str) -> str:

@@ -39,6 +39,20 @@ def test_the_code_is_texted_to_the_number(client, asked):
     )
 
 
+def test_the_text_is_one_part_of_the_gsm_alphabet(asked, settings):
+    from locker.models import SignIn
+    from locker.transport import sms_text
+    from receipts import gsm
+
+    [text] = [message.body for message in sms.outbox if "Receco code" in message.body]
+    assert gsm.septets(text) == len(text) == 114
+    # The site's host is the one part that varies: one of 60 characters still fits.
+    host = "receipts-of-a-rather-long-name.digital-receipts-operators.ng"
+    assert len(host) == 60
+    settings.RECECO_WEB_URL = f"https://{host}"
+    assert gsm.septets(sms_text(SignIn.objects.get())) <= gsm.PART
+
+
 def test_the_page_asks_for_the_code_naming_the_number_masked(client, asked):
     response = client.get("/app/my/code")
     assert response.status_code == 200

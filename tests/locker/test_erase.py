@@ -28,6 +28,7 @@ def test_the_page_says_what_erasing_does(two_devices):
     assert "<h1>Erase your number from all receipts</h1>" in html
     assert "We remove <strong>+234*******67</strong> from all 2 receipts shops sent to it" in html
     assert "The receipts themselves stay, without your number" in html
+    assert 'to keep a copy, <a href="/app/my#download-title">download all your receipts</a> first.' in html
     assert Receipt.objects.filter(customer_phone=PHONE).count() == 2  # nothing done yet
 
 

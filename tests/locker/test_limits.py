@@ -4,7 +4,7 @@ was sent to the contact."""
 
 import pytest
 
-from tests.locker.conftest import OTHER_PHONE, TYPED_PHONE, ask
+from tests.locker.conftest import OTHER_PHONE, TYPED_PHONE, ask, texted_code
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +64,25 @@ def test_a_bad_contact_is_explained_and_not_counted(client, db):
     assert _error(response) == "Enter a valid mobile number, like 0802 123 4567, or an email address."
     assert _error(ask(client, "ada@")) == "Enter a valid email address, like name@example.com."
     assert _error(ask(client, "  ")) == "Enter your mobile number or email address."
+
+
+def test_guessing_a_number_s_codes_is_held_to_15_guesses_an_hour(client, two_shops, django_capture_on_commit_callbacks):
+    """Tries and limits together: each code takes 5 wrong guesses, then is spent (even to
+    the right code); a number gets 3 codes an hour, from whatever addresses they are asked."""
+    guesses = []
+    for n in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            assert ask(client, TYPED_PHONE, REMOTE_ADDR=f"198.51.100.{n}").status_code == 302
+        code = texted_code()
+        wrong = f"{(int(code) + 1) % 1_000_000:06d}"
+        guesses += [client.post("/app/my/code", {"code": wrong}).status_code for _ in range(5)]
+        spent = client.post("/app/my/code", {"code": code})
+        assert spent.status_code == 429
+        assert spent.context["form"].errors["code"] == ["Too many wrong codes. Ask for a new code."]
+    assert guesses == [400, 400, 400, 400, 429] * 3
+    refused = ask(client, TYPED_PHONE, REMOTE_ADDR="198.51.100.77")
+    assert refused.status_code == 429
+    assert _error(refused) == (
+        "Too many codes asked for +234*******67: at most 3 per hour. Wait a while, then try again."
+    )
+    assert "receco_locker" not in client.cookies

@@ -42,6 +42,15 @@ def customer_receipts(sell, merchant, other_merchant, endpoints):
     return ours, theirs
 
 
+def followed(short_link: str) -> str:
+    """Where a text message's short link leads (the page's path and its key)."""
+    from django.test import Client
+
+    response = Client().get(short_link.removeprefix("https://receipts.example.test"))
+    assert response.status_code == 302
+    return response["Location"]
+
+
 def variants(*contacts: str) -> set[str]:
     """Each contact and the forms that would still give it away: a number without its
     "+", in national form and without its country code; an address's local part."""

@@ -170,3 +170,45 @@ def test_the_operators_command_refuses_what_is_no_contact(db):
 
     with pytest.raises(CommandError, match="^Not erased: Not a valid phone number$"):
         call_command("erasecontact", "12345")
+
+
+def _claimed_then_erased(merchant, sale, erase: bool) -> Delivery:
+    """A text of a receipt claimed by a sender, which read it (and its receipt) then; the
+    customer's number erased while it was being sent, if ``erase``."""
+    from messaging.outbox import claim
+
+    receipt = create_receipt(merchant, validate_sale({**sale, "customer_phone": PHONE}), keyed=True).receipt
+    [(pk, _, _)] = claim()
+    read = Delivery.objects.select_related("receipt").get(pk=pk)
+    if erase:
+        erase_contact(PHONE, via="locker")
+    assert read.receipt == receipt
+    assert read.receipt.customer_phone == PHONE  # as the sender read it
+    return read
+
+
+@pytest.mark.parametrize("erase", [False, True])
+def test_a_delivery_erased_while_being_sent_tells_the_shop_nothing(merchant, sale, endpoints, erase):
+    from messaging.outbox import record
+    from messaging.transports import Failed
+
+    read = _claimed_then_erased(merchant, sale, erase)
+    record(read, Failed("refused by the provider", permanent=True))
+    delivery = Delivery.objects.get(pk=read.pk)
+    assert delivery.status == "failed"
+    failed = Event.objects.filter(type="delivery.failed")
+    if not erase:
+        [event] = failed  # a failure the shop is told of, as ever
+        assert PHONE in event.body
+        return
+    assert (delivery.destination, delivery.masked_destination) == ("", "(erased)")
+    assert failed.count() == 0
+    assert _holding(database_dump(), PHONE) == []
+
+
+def test_a_customer_s_destination_is_masked_with_a_receipt_or_without():
+    assert Delivery(channel="sms", destination=PHONE).masked_destination == "+234*******67"
+    assert Delivery(channel="email", destination="ada@example.com").masked_destination == "a*******@example.com"
+    assert Delivery(channel="sms", destination="").masked_destination == "(erased)"
+    assert Delivery(channel="webhook", destination="17").masked_destination == "webhook 17"
+    assert Delivery(channel="signin-sms", destination="4").masked_destination == "signin-sms 4"

@@ -10,7 +10,7 @@ from messaging import sms
 from privacy import retention
 from privacy.erasure import erase_contact
 from tests.ops.test_log_privacy import every_line  # noqa: F401 (the fixture)
-from tests.privacy.conftest import EMAIL, OTHER_EMAIL, OTHER_PHONE, PHONE, variants
+from tests.privacy.conftest import EMAIL, OTHER_EMAIL, OTHER_PHONE, PHONE, followed, variants
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def test_no_line_of_an_erasure_holds_a_contact(client, customer_receipts, every_line):  # noqa: F811
     (ours, _), theirs = customer_receipts
     text = next(message.body for message in sms.outbox if "OTHER3" in message.body)
-    path, _, key = re.search(r"Not yours\? https://[^/]+(\S+)", text)[1].partition("?k=")
+    path, _, key = followed(re.search(r"Not yours\? (\S+)", text)[1]).partition("?k=")
     every_line.clear()
 
     assert client.post(path, {"k": key}).status_code == 200

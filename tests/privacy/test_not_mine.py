@@ -17,7 +17,7 @@ from privacy.erasure import erase_contact
 from privacy.models import ErasureRecord
 from receipts import detach_links, refunds, writer
 from receipts.models import Receipt
-from tests.privacy.conftest import EMAIL, PHONE
+from tests.privacy.conftest import EMAIL, PHONE, followed
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -32,8 +32,9 @@ def receipts(customer_receipts):
 
 
 def _sms_link(receipt) -> str:
-    (text,) = [message.body for message in sms.outbox if f"/app/receipt/{receipt.short_code}\n" in message.body]
-    return _LINK.search(text)[1].removeprefix("https://receipts.example.test")
+    """The text message's "Not yours?" link, followed from its short path to the page."""
+    (text,) = [message.body for message in sms.outbox if f"/r/{receipt.short_code}\n" in message.body]
+    return followed(_LINK.search(text)[1])
 
 
 def _path_and_key(link: str) -> tuple[str, str]:
@@ -48,15 +49,11 @@ def _title(response) -> str:
 def test_every_message_carries_its_link(receipts):
     ours, _ = receipts
     text = next(message.body for message in sms.outbox if "CUSTA1" in message.body)
-    assert text.startswith(
-        "Your receipt from Mama Put Kitchen, NGN 1,300.00: https://receipts.example.test/app/receipt/CUSTA1\n"
-    )
+    assert text.startswith("Receipt from Mama Put Kitchen, NGN 1,300.00: https://receipts.example.test/r/CUSTA1\n")
     assert re.fullmatch(
-        r".*\nNot yours\? https://receipts\.example\.test/app/receipt/CUSTA1/not-mine\?k=p[\w-]{8}:\w+:[\w-]{16}",
-        text,
-        re.DOTALL,
+        r".*\nNot yours\? https://receipts\.example\.test/n/CUSTA1\?k=p[\w-]{8}:\w+:[\w-]{16}", text, re.DOTALL
     )
-    assert len(text) <= 2 * 153  # two parts of a concatenated text message
+    assert followed(_LINK.search(text)[1]).startswith("/app/receipt/CUSTA1/not-mine?k=p")
     (email,) = [message for message in mail.outbox if message.to == [EMAIL]]
     link = re.search(r"Not your receipt\? Remove this address from it: (\S+)", email.body)[1]
     assert link.startswith("https://receipts.example.test/app/receipt/CUSTA1/not-mine?k=e")

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from receipts import gsm
 from receipts.messages import compose_email, compose_sms
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,7 @@ GSM_BASIC = set(
 EMAIL = "customer@example.com"
 PHONE = "+2348031234567"
 # The "Not your receipt?" link a text ends with (receipts.detach_links), its key aside.
-NOT_MINE = r"\nNot yours\? https://receipts\.example\.test/app/receipt/K7P2QX/not-mine\?k=p[\w-]{8}:\w+:[\w-]{16}"
+NOT_MINE = r"\nNot yours\? https://receipts\.example\.test/n/K7P2QX\?k=p[\w-]{8}:\w+:[\w-]{16}"
 
 
 def test_the_email_has_text_and_html_parts_with_the_link(receipt):
@@ -63,7 +64,7 @@ def test_messages_never_carry_a_token_the_pos_chose(receipt_factory):
     receipt = receipt_factory(token="Call-08031234567-to-claim-your-prize")
     text = compose_sms(receipt, PHONE)
     message = compose_email(receipt, EMAIL)
-    assert re.search(": https://receipts.example.test/app/receipt/K7P2QX" + NOT_MINE + "$", text)
+    assert re.search(": https://receipts.example.test/r/K7P2QX" + NOT_MINE + "$", text)
     for body in (text, message.body, message.alternatives[0][0]):
         assert "claim-your-prize" not in body
 
@@ -76,19 +77,63 @@ def test_a_merchant_name_cannot_inject_headers(receipt_factory, merchant):
     assert "\nBcc:" not in message.message().as_string().split("\n\n")[0]
 
 
-def test_the_text_message_is_two_parts_at_most_in_the_gsm_alphabet(receipt_factory, merchant):
-    _named(merchant, "A very long merchant name that goes on and on and on")
-    receipt = receipt_factory()
-    text = compose_sms(receipt, PHONE)
+LONG_NAME = "A very long merchant name that goes on and on and on"
+
+
+def test_the_text_message_fits_one_part_shortening_the_shop_s_name(receipt_factory, merchant, settings):
+    settings.RECECO_WEB_URL = "https://receco.ng"
+    _named(merchant, LONG_NAME)
+    text = compose_sms(receipt_factory(total_amount=130000000, items=[_item(130000000)]), PHONE)
     first, _, second = text.partition("\n")
-    assert first == (
-        "Your receipt from A very long merchant name that goes o..., NGN 1,300.00: "
-        "https://receipts.example.test/app/receipt/K7P2QX"
+    assert first == "Receipt from A very long merchant nam..., NGN 1,300,000.00: https://receco.ng/r/K7P2QX"
+    assert re.fullmatch(r"Not yours\? https://receco\.ng/n/K7P2QX\?k=p[\w-]{8}:\w+:[\w-]{16}", second)
+    assert gsm.septets(text) == len(text) == gsm.PART  # the name takes what the rest leaves
+
+
+def test_a_short_name_is_kept_whole_in_one_part(receipt_factory, settings):
+    settings.RECECO_WEB_URL = "https://receco.ng"
+    text = compose_sms(receipt_factory(), PHONE)
+    assert text.startswith("Receipt from Mama Put Kitchen, NGN 1,300.00: https://receco.ng/r/K7P2QX\nNot yours? ")
+    assert gsm.septets(text) <= gsm.PART
+
+
+def test_when_the_links_leave_no_room_it_takes_two_parts_and_the_links_stay_whole(receipt_factory, merchant):
+    # https://receipts.example.test leaves the name 7 characters: not worth a name cut to that.
+    _named(merchant, LONG_NAME)
+    text = compose_sms(receipt_factory(), PHONE)
+    assert re.fullmatch(
+        r"Receipt from A very long merchant name that goes o\.\.\., NGN 1,300\.00: "
+        r"https://receipts\.example\.test/r/K7P2QX" + NOT_MINE,
+        text,
     )
-    assert re.fullmatch(NOT_MINE, "\n" + second)
-    assert set(text) <= GSM_BASIC  # 153 characters a part, not 67
-    assert len(first) <= 160
-    assert len(text) <= 2 * 153
+    assert gsm.PART < gsm.septets(text) <= 2 * 153  # two parts of a concatenated message
+
+
+def test_the_text_is_in_the_gsm_alphabet_whatever_the_shop_is_called(receipt_factory, merchant, settings):
+    settings.RECECO_WEB_URL = "https://receco.ng"
+    _named(merchant, "Ọlá’s Café [Ikeja] ☕")
+    text = compose_sms(receipt_factory(), PHONE)
+    assert text.startswith("Receipt from Ola's Café (Ikeja) ?, NGN 1,300.00: ")
+    assert set(text) <= GSM_BASIC  # 160 characters a part, not 70
+    assert gsm.septets(text) <= gsm.PART
+
+
+def test_the_text_s_short_links_lead_to_the_receipt_and_to_not_mine_with_its_key(client, receipt_factory):
+    text = compose_sms(receipt_factory(customer_phone=PHONE), PHONE)
+    link, not_mine = re.findall(r"https://receipts\.example\.test(/\S+)", text)
+    opened = client.get(link)
+    assert (opened.status_code, opened["Location"]) == (302, "/app/receipt/K7P2QX")
+    assert client.get(link, follow=True).status_code == 200
+    key = not_mine.partition("?k=")[2]
+    opened = client.get(not_mine)
+    assert (opened.status_code, opened["Location"]) == (302, f"/app/receipt/K7P2QX/not-mine?k={key}")
+    page = client.get(not_mine, follow=True)
+    assert page.status_code == 200
+    assert "Remove my number from this receipt" in page.content.decode()
+
+
+def _item(amount: int) -> dict:
+    return {"name": "Generator", "quantity": 1, "unit_price": amount, "total_price": amount}
 
 
 def test_test_receipts_say_so(test_receipt):
@@ -113,7 +158,7 @@ def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
 
     _, body = api.post("refundReceipt", {"token": stored.token, "amount": 5000}, Authorization=f"Bearer {live_key.key}")
     refund = Receipt.objects.get(token=body["result"]["data"]["token"])
-    assert compose_sms(refund, PHONE).startswith("Your refund from Mama Put Kitchen, NGN 50.00: ")
+    assert compose_sms(refund, PHONE).startswith("Refund from Mama Put Kitchen, NGN 50.00: ")
     message = compose_email(refund, EMAIL)
     assert message.subject == "Your refund receipt from Mama Put Kitchen: ₦50.00"
     assert "REFUND of receipt STORE1." in message.body

@@ -38,8 +38,8 @@ def test_it_texts_the_link_to_a_phone(post, receipt):
     assert "Your receipt is on its way to +234*******89." in response.content.decode()
     assert [m.to for m in sms.outbox] == ["+2348031234589"]
     link, _, not_mine = sms.outbox[0].body.partition("\nNot yours? ")
-    assert link.endswith(f"/app/receipt/{receipt.short_code}")
-    assert not_mine.startswith(f"https://receipts.example.test/app/receipt/{receipt.short_code}/not-mine?k=p")
+    assert link.endswith(f": https://receipts.example.test/r/{receipt.short_code}")
+    assert not_mine.startswith(f"https://receipts.example.test/n/{receipt.short_code}?k=p")
 
 
 def test_it_sends_to_both(post, receipt):
