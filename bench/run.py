@@ -555,14 +555,14 @@ def _project_env(args, url: str, web_url: str) -> dict:
             "PYTHONPATH": str(ROOT),
         }
     )
-    keys = _signing_keys()
+    keys = signing_keys()
     if keys is not None:  # signing on, as in production: the log's hook runs on every sale
         env["RECECO_SIGNING_KEYS"] = keys
     return env
 
 
 @functools.cache
-def _signing_keys() -> str | None:
+def signing_keys() -> str | None:
     """A JWK Set of one signing key made for this run, or None on a commit that does not sign."""
     if not (ROOT / "receco" / "lib" / "signingkeys.py").exists():
         return None
