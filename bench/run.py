@@ -566,7 +566,8 @@ def signing_keys() -> str | None:
     """A JWK Set of one signing key made for this run, or None on a commit that does not sign."""
     if not (ROOT / "receco" / "lib" / "signingkeys.py").exists():
         return None
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))  # after any tree put first (bench/cpu.py --root runs another)
     from receco.lib.signingkeys import generate_jwk
 
     return json.dumps({"keys": [generate_jwk()]})
