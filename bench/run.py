@@ -609,7 +609,7 @@ def _serve(args, app: str, port: int, env: dict, log: Path) -> Server:
     return Server(process, f"http://127.0.0.1:{port}", log)
 
 
-def _wait_until_up(server: Server, timeout: float = 30) -> None:
+def _wait_until_up(server: Server, timeout: float = 120) -> None:  # three servers start at once, on a busy machine
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
