@@ -12,15 +12,22 @@ Run it on a database that ``bench/run.py`` prepared (it reads the seeded receipt
 
     python bench/cpu.py --database-url postgres://postgres@127.0.0.1:5432/receco_bench_10k
 
-To compare commits, run the same file against each commit's tree with ``--root``.
+To compare commits, run the same file against each commit's tree with ``--root``. With
+``--floor`` it runs Django's floor (bench/floor: the reference's SQL through Django's
+connection, no middleware) instead of the project; with ``--key`` every request carries
+that API key (createapikey's, of ``bench-pos`` for its sales). The project signs (a key made
+for the run), so the log's hook runs on every sale, as in bench/run.py.
 """
 
 import argparse
+import cProfile
 import io
 import json
 import os
+import pstats
 import secrets
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +35,7 @@ from urllib.parse import quote
 
 # The sale and merchants of the load benchmark, so both measure the same request.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.run import CREATE_BODY, POS_MERCHANT, SEED_MERCHANT  # noqa: E402
+from bench.run import CREATE_BODY, LIMIT_ENV, POS_MERCHANT, SEED_MERCHANT, signing_keys  # noqa: E402
 
 SALE = {key: value for key, value in CREATE_BODY.items() if key != "token"}
 
@@ -41,19 +48,23 @@ def main() -> None:
     os.environ.update(
         {
             "DATABASE_URL": args.database_url,
+            "BENCH_DATABASE_URL": args.database_url,
             "REDIS_URL": args.redis_url,
             "RECECO_CACHE_PREFIX": "receco-bench-cpu",
-            "DJANGO_SETTINGS_MODULE": "receco.settings",
-            "DJANGO_SECRET_KEY": "bench-only-" + secrets.token_hex(16),
+            "DJANGO_SETTINGS_MODULE": "bench.floor.settings" if args.floor else "receco.settings",
+            # The one API keys were made under, when --key is given (their digests are keyed by it).
+            "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or "bench-only-" + secrets.token_hex(16),
             "DJANGO_DEBUG": "false",
             "DJANGO_LOG_LEVEL": "WARNING",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
             "RECECO_WEB_URL": "http://127.0.0.1:8000",
             "RECECO_TASKS_BACKEND": "database",
-            "RECECO_RATELIMIT_ANONYMOUS": "60000000/m",
-            "RECECO_RATELIMIT_FAILED_LOOKUPS": "60000000/m",
+            **LIMIT_ENV,
         }
     )
+    keys = signing_keys()
+    if keys is not None:
+        os.environ["RECECO_SIGNING_KEYS"] = keys
     from django.core.wsgi import get_wsgi_application
     from django.db import connection
 
@@ -69,17 +80,28 @@ def main() -> None:
         sys.exit(f"no receipts of {SEED_MERCHANT}: prepare the database with bench/run.py first")
 
     scenarios = {
-        "getReceipt by short code": lambda i: _get(references[i % len(references)][1]),
-        "getReceipt by token": lambda i: _get(references[i % len(references)][0]),
-        "createReceiptFromPOS": lambda i: _post({**SALE, "token": f"cpu_{secrets.token_hex(12)}"}),
+        "getReceipt by short code": lambda i: _get(references[i % len(references)][1], args.key),
+        "getReceipt by token": lambda i: _get(references[i % len(references)][0], args.key),
+        "createReceiptFromPOS": lambda i: _post({**SALE, "token": f"cpu_{secrets.token_hex(12)}"}, args.key),
     }
     if args.only:
         scenarios = {name: request for name, request in scenarios.items() if any(part in name for part in args.only)}
     rounds: dict[str, list[float]] = {name: [] for name in scenarios}
+    profile = cProfile.Profile(time.process_time) if args.profile else None
     try:
-        for _ in range(args.rounds):
+        if args.instructions:
             for name, request in scenarios.items():
-                rounds[name].append(_cpu_per_request(application, request, args.requests))
+                _cpu_per_request(application, request, args.requests)  # warm: connections, prepared statements
+                rounds[name].append(_instructions(args.instructions, application, request, args.requests))
+        else:
+            for index in range(args.rounds):
+                if profile and index == 1:  # the first round warms up: connections, prepared statements, caches
+                    profile.enable()
+                for name, request in scenarios.items():
+                    rounds[name].append(_cpu_per_request(application, request, args.requests))
+        if profile:
+            profile.disable()
+            pstats.Stats(profile).sort_stats(args.profile).print_stats(50)
     finally:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -87,11 +109,53 @@ def main() -> None:
                 " AND merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
                 [POS_MERCHANT],
             )
-    print(f"root {root}  {args.requests} requests x {args.rounds} rounds, CPU µs per request")
+        _report(args, root, rounds)
+
+
+def _report(args, root: Path, rounds: dict[str, list[float]]) -> None:
+    served = "Django's floor" if args.floor else "the project" + (", with a key" if args.key else "")
+    if args.instructions:
+        print(f"root {root} ({served})  {args.requests} requests after as many to warm up, instructions per request")
+        for name, figures in rounds.items():
+            print(f"  {name:28} {figures[0]:12,.0f}")
+        return
+    print(f"root {root} ({served})  {args.requests} requests x {args.rounds} rounds, CPU µs per request")
     print(f"  {'scenario':28} {'fastest':>8} {'median':>8}   rounds")
     for name, figures in rounds.items():
         rounds_text = " ".join(f"{figure:.0f}" for figure in figures)
         print(f"  {name:28} {min(figures):8.0f} {statistics.median(figures):8.0f}   {rounds_text}")
+
+
+def _instructions(out_file: str, application, request, count: int) -> float:
+    """Instructions per request of ``count`` requests, counted by the callgrind this process
+    runs under (its --callgrind-out-file is ``out_file``): its counters zeroed before, dumped
+    after. This process waits, running nothing, while callgrind_control asks.
+
+    The wake-ups of tasks (the log's appender after a sale) are held back meanwhile: a
+    process queues one at most once a second, one sale in hundreds at bench/run.py's rate
+    but one in a few under callgrind, fifty times slower, which would count it in every
+    request. Each sale still runs its hook up to the wake-up's check."""
+    _hold_wakeups()
+    _callgrind_control("--zero")
+    _cpu_per_request(application, request, count)
+    _callgrind_control("--dump")
+    dumps = [path for path in Path(out_file).parent.glob(Path(out_file).name + ".*") if path.suffix[1:].isdigit()]
+    dumps.sort(key=lambda path: int(path.suffix[1:]))
+    totals = next(line for line in dumps[-1].read_text().splitlines() if line.startswith(("summary:", "totals:")))
+    return int(totals.split()[1]) / count
+
+
+def _hold_wakeups() -> None:
+    try:
+        from receco.lib import wakeups
+    except ImportError:  # a tree from before them
+        return
+    for wakeup in wakeups._ALL:
+        wakeup.runs_at = float("inf")  # as if the task queued last were still to run
+
+
+def _callgrind_control(command: str) -> None:
+    subprocess.run(["callgrind_control", command, str(os.getpid())], check=True, capture_output=True)
 
 
 def _cpu_per_request(application, request, count: int) -> float:
@@ -105,8 +169,8 @@ def _cpu_per_request(application, request, count: int) -> float:
     return (time.process_time() - started) / count * 1e6
 
 
-def _environ(method: str, path: str, query: str = "", body: bytes = b"") -> dict:
-    return {
+def _environ(method: str, path: str, query: str = "", body: bytes = b"", key: str | None = None) -> dict:
+    environ = {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
         "QUERY_STRING": query,
@@ -125,14 +189,17 @@ def _environ(method: str, path: str, query: str = "", body: bytes = b"") -> dict
         "wsgi.run_once": False,
         "wsgi.version": (1, 0),
     }
+    if key:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {key}"
+    return environ
 
 
-def _get(reference: str) -> dict:
-    return _environ("GET", "/api/trpc/getReceipt", "input=" + quote(json.dumps({"token": reference})))
+def _get(reference: str, key: str | None) -> dict:
+    return _environ("GET", "/api/trpc/getReceipt", "input=" + quote(json.dumps({"token": reference})), key=key)
 
 
-def _post(sale: dict) -> dict:
-    return _environ("POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
+def _post(sale: dict, key: str | None) -> dict:
+    return _environ("POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode(), key=key)
 
 
 def _arguments() -> argparse.Namespace:
@@ -143,6 +210,17 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=2000, help="requests per scenario and round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
+    parser.add_argument("--floor", action="store_true", help="run Django's floor (bench/floor), not the project")
+    parser.add_argument(
+        "--profile", choices=["cumulative", "tottime"], help="print cProfile's top functions after the first round"
+    )
+    parser.add_argument(
+        "--instructions",
+        metavar="OUT_FILE",
+        help="under valgrind --tool=callgrind --callgrind-out-file=OUT_FILE: count each scenario's instructions"
+        " per request (one warm-up batch, then one counted)",
+    )
+    parser.add_argument("--key", help="an API key every request carries (createapikey bench-pos --type live)")
     return parser.parse_args()
 
 

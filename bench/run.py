@@ -1,28 +1,36 @@
-"""The load benchmark: the project against a bare reference, on PostgreSQL, under gunicorn.
+"""The load benchmark: the project against a bare reference and Django's floor, on
+PostgreSQL, under gunicorn.
 
     python bench/run.py --receipts 10000 --receipts 1000000 --duration 10 --connections 8
 
 For each receipt count it prepares a database of its own (created, migrated and seeded
 once, reused while it holds that many seeded receipts: ``seedreceipts``, over one merchant
-per 10,000 receipts, at most 1,000), serves the project and the bare
-reference (bench/reference.py) with the same gunicorn settings, drives each scenario from
-a second process (wrk with bench/wrk.lua when installed, else bench/loadgen.py) and prints
-req/s, p50 and p99 for every scenario, each as a ratio to the reference, then the goals.
+per 10,000 receipts, at most 1,000), serves the project, the bare reference
+(bench/reference.py: WSGI and psycopg) and Django's floor (bench/floor: the reference's SQL
+through Django's connection, no middleware) with the same gunicorn settings, drives each
+scenario from a second process (wrk with bench/wrk.lua when installed, else
+bench/loadgen.py) and prints req/s, p50 and p99 for every scenario, each as a share of the
+reference and of the floor, then the goals.
 
 Scenarios: getReceipt by random short codes, by random tokens, and createReceiptFromPOS
 with fresh tokens, for a merchant without webhooks and for one with a webhook endpoint
 (its events recorded and queued as in production, where a db_worker sends them); each
 anonymous, with a test key and with a live key (the live limits raised through the
-environment so the limiter runs on every request without refusing).
+environment so the limiter runs on every request without refusing). The project signs
+(RECECO_SIGNING_KEYS, a key made for the run), so the log's hook runs on every sale as in
+production. The floor has no keys: every variant is compared with its one, anonymous,
+figure.
 
-With --interleave the databases are served at once (each on its own pair of ports) and
-measured in the same rounds, one after the other, so that a receipt count's figures and
-their ratio between counts suffer the machine's other load alike:
+With --interleave the databases are served at once (each on its own pair of ports: the
+project and the reference, no floor) and measured in the same rounds, one after the other,
+so that a receipt count's figures and their ratio between counts suffer the machine's other
+load alike:
 
     python bench/run.py --receipts 10000 --receipts 10000000 --interleave --only getReceipt
 """
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -44,6 +52,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
+FLOOR = "floor"  # Django's floor, among the rows of a scenario
+FLOOR_LABEL = "Django's floor (no middleware)"
 PYTHON = sys.executable
 SEED_MERCHANT = "bench-shop"  # a test merchant: holds the seeded (test) receipts that getReceipt reads
 POS_MERCHANT = "bench-pos"  # receives the receipts created under load (deleted before each run)
@@ -156,7 +166,9 @@ def _arguments() -> argparse.Namespace:
         "--database-prefix", default="receco_bench", help="names of the databases made: <prefix>_10k, <prefix>_1m"
     )
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
-    parser.add_argument("--port", type=int, default=8701, help="project port; the reference uses the next one")
+    parser.add_argument(
+        "--port", type=int, default=8701, help="project port; the reference uses the next one, the floor the one after"
+    )
     parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
     parser.add_argument("--variants", default="anonymous,test key,live key", help="comma-separated auth variants")
@@ -216,11 +228,12 @@ def _header(args, loadgen: str) -> str:
         f"  software  Python {platform.python_version()}, PostgreSQL {server}, gunicorn {_gunicorn_version()}",
         f"  commit    {commit}",
         f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads} (bench/gunicorn.conf.py: no access"
-        " log), the same for the project and the reference",
+        " log), the same for the project, the reference and Django's floor",
         f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (Python threads)'}, "
         f"{args.connections} connections, on loopback",
         f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
-        " reference and each variant taking turns; the median round is shown, and the median of the rounds' ratios",
+        " reference, the floor and each variant taking turns; the median round is shown, and the median of the"
+        " rounds' ratios",
         f"  load avg  {_load_average()} before the run (other processes on the machine disturb the figures)",
     ]
     return "\n".join(lines)
@@ -230,14 +243,15 @@ def _load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def _print_row(label: str, result: Result | None, reference: Result | None, note: str = "") -> None:
+def _print_row(label: str, result: Result | None, note: str = "") -> None:
+    """One row: req/s, p50, p99, and the shares of the reference and of the floor (- for itself)."""
     if result is None:
         print(f"  {label:<38} {'not available':>10}  {note}", flush=True)
         return
-    ratio = f"{result.extra['ratio']:5.2f}" if reference and "ratio" in result.extra else "    -"
+    shares = " ".join(f"{result.extra[key]:8.2f}" if key in result.extra else f"{'-':>8}" for key in ("ratio", FLOOR))
     errors = f"  {result.errors} errors" if result.errors else ""
     print(
-        f"  {label:<38} {result.rps:10.0f} {result.p50_us / 1000:8.2f} {result.p99_us / 1000:8.2f}   {ratio}{errors}",
+        f"  {label:<38} {result.rps:10.0f} {result.p50_us / 1000:8.2f} {result.p99_us / 1000:8.2f} {shares}{errors}",
         flush=True,
     )
 
@@ -251,13 +265,14 @@ def _print_goals(args, results: dict[int, dict]) -> None:
             if reference and anonymous:
                 ratio = anonymous.extra["ratio"]
                 checks.append((ratio >= 0.5, f"{count:>9,} {scenario}: {ratio:.2f} of the reference (>= 0.5)"))
+            checks += _floor_goals(count, scenario, rows)
             for name in ("test key", "live key"):
                 keyed = rows.get(name)
                 if keyed and anonymous:
                     cost = keyed.extra["cost"]
                     checks.append((cost <= 0.10, f"{count:>9,} {scenario}, {name}: costs {cost:.0%} (<= 10%)"))
             for name, result in rows.items():
-                if result and name != "reference":
+                if result and name not in ("reference", FLOOR):
                     checks.append(
                         (
                             result.p99_us < 50_000 and not result.errors,
@@ -267,7 +282,7 @@ def _print_goals(args, results: dict[int, dict]) -> None:
                     )
         plain, hooked = table.get(CREATE_SCENARIO, {}), table.get(HOOKED_SCENARIO, {})
         for name, result in hooked.items():
-            if result and name != "reference" and plain.get(name):
+            if result and name not in ("reference", FLOOR) and plain.get(name):
                 share = result.extra["ratio"] / plain[name].extra["ratio"]
                 checks.append(
                     (share >= 0.85, f"{count:>9,} {HOOKED_SCENARIO}, {name}: {share:.2f} of without one (>= 0.85)")
@@ -292,6 +307,27 @@ def _print_goals(args, results: dict[int, dict]) -> None:
         print(f"  {'met   ' if ok else 'MISSED'} {text}", flush=True)
 
 
+# Issue 25: a sale at 0.9 of Django's floor or better (anonymous and with a live key),
+# getReceipt at 0.95 or better.
+FLOOR_GOALS = {CREATE_SCENARIO: (0.9, ("anonymous", "live key")), "getReceipt": (0.95, ("anonymous",))}
+
+
+def _floor_goals(count: int, scenario: str, rows: dict) -> list[tuple[bool, str]]:
+    goal = next((goal for prefix, goal in FLOOR_GOALS.items() if scenario.startswith(prefix)), None)
+    if goal is None or not rows.get(FLOOR):
+        return []
+    least, names = goal
+    checks = []
+    for name in names:
+        result = rows.get(name)
+        if result and FLOOR in result.extra:
+            share = result.extra[FLOOR]
+            against = "" if name == "anonymous" else " (the floor's anonymous figure: it has no keys)"
+            text = f"{count:>9,} {scenario}, {name}: {share:.2f} of Django's floor{against} (>= {least})"
+            checks.append((share >= least, text))
+    return checks
+
+
 def _jsonable(results: dict[int, dict]) -> dict:
     return {
         str(count): {
@@ -313,26 +349,37 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
     scenarios = _scenarios(url, workdir)
     project_url = f"http://127.0.0.1:{args.port}"
-    urls = {"project": project_url, "reference": f"http://127.0.0.1:{args.port + 1}"}
+    urls = {
+        "project": project_url,
+        "reference": f"http://127.0.0.1:{args.port + 1}",
+        FLOOR: f"http://127.0.0.1:{args.port + 2}",
+    }
     env = _project_env(args, url, project_url)
     servers = [
         _serve(args, "receco.wsgi:application", args.port, env, workdir / "project.log"),
         _serve(args, "bench.reference:application", args.port + 1, env, workdir / "reference.log"),
+        _serve(args, "bench.floor.wsgi:application", args.port + 2, env, workdir / "floor.log"),
     ]
     table: dict[str, dict[str, Result | None]] = {}
     try:
         for server in servers:
             _wait_until_up(server)
         variants = _variants(args, url, env)
-        print(f"  {'scenario':<38} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8}   ratio to reference", flush=True)
+        print(
+            f"  {'scenario':<38} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'of ref':>8} {'of floor':>8}\n"
+            "  (of floor: the share of Django's floor, which has no keys: a keyed call is compared with its one,"
+            " anonymous, figure)",
+            flush=True,
+        )
         for scenario in scenarios:
             if args.only and not any(word in scenario.name for word in args.only):
                 continue
             table[scenario.name] = rows = _measure_scenario(args, loadgen, scenario, variants, urls)
             print(f"  {scenario.name}", flush=True)
-            _print_row("  bare reference (WSGI + psycopg)", rows["reference"], None)
+            _print_row("  bare reference (WSGI + psycopg)", rows["reference"])
+            _print_row(f"  {FLOOR_LABEL}", rows[FLOOR])
             for variant in variants:
-                _print_row(f"  {variant.name}", rows[variant.name], rows["reference"], variant.unavailable or "")
+                _print_row(f"  {variant.name}", rows[variant.name], variant.unavailable or "")
     finally:
         for server in servers:
             _stop(server)
@@ -373,9 +420,9 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
             for count, _, _, variants, _ in opened:
                 mine = {name: results for (key, name), results in rounds.items() if key == count}
                 rows = results[count][scenario.name] = _rows(mine, variants)
-                _print_row(f"  {count:,}: bare reference", rows["reference"], None)
+                _print_row(f"  {count:,}: bare reference", rows["reference"])
                 for variant in variants:
-                    _print_row(f"  {count:,}: {variant.name}", rows[variant.name], rows["reference"])
+                    _print_row(f"  {count:,}: {variant.name}", rows[variant.name], variant.unavailable or "")
             _print_between_counts(opened, rounds)
     finally:
         for server in servers:
@@ -593,7 +640,22 @@ def _project_env(args, url: str, web_url: str) -> dict:
             "PYTHONPATH": str(ROOT),
         }
     )
+    keys = signing_keys()
+    if keys is not None:  # signing on, as in production: the log's hook runs on every sale
+        env["RECECO_SIGNING_KEYS"] = keys
     return env
+
+
+@functools.cache
+def signing_keys() -> str | None:
+    """A JWK Set of one signing key made for this run, or None on a commit that does not sign."""
+    if not (ROOT / "receco" / "lib" / "signingkeys.py").exists():
+        return None
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))  # after any tree put first (bench/cpu.py --root runs another)
+    from receco.lib.signingkeys import generate_jwk
+
+    return json.dumps({"keys": [generate_jwk()]})
 
 
 def _manage(env: dict, *command: str) -> str:
@@ -632,7 +694,7 @@ def _serve(args, app: str, port: int, env: dict, log: Path) -> Server:
     return Server(process, f"http://127.0.0.1:{port}", log)
 
 
-def _wait_until_up(server: Server, timeout: float = 30) -> None:
+def _wait_until_up(server: Server, timeout: float = 120) -> None:  # three servers start at once, on a busy machine
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
@@ -661,9 +723,9 @@ def _stop(server: Server) -> None:
 
 
 def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Variant], urls: dict):
-    """Measure the reference and each variant in turns, ``--rounds`` times; keep the median
-    round, and the median of the ratios each round gives (to the reference, and for keys
-    to anonymous calls).
+    """Measure the reference, Django's floor (when ``urls`` has it) and each variant in
+    turns, ``--rounds`` times; keep the median round, and the median of the ratios each
+    round gives (to the reference, to the floor, and for keys to anonymous calls).
 
     Taking turns, in an order that rotates from round to round, spreads any disturbance
     from other processes on the machine over all of them, rather than over whichever
@@ -675,8 +737,11 @@ def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Var
 
 
 def _targets(scenario: Scenario, variants: list[Variant], urls: dict, key=()) -> list[tuple]:
-    """(name, url, variant, scenario, key) of the reference and each variant that runs."""
+    """(name, url, variant, scenario, key) of the reference, Django's floor (when ``urls``
+    has it) and each variant that runs."""
     targets = [("reference", urls["reference"], None, scenario, key)]
+    if FLOOR in urls:
+        targets.append((FLOOR, urls[FLOOR], None, scenario, key))  # anonymous: the floor has no keys
     targets += [(v.name, urls["project"], v, scenario, key) for v in variants if not v.unavailable]
     return targets
 
@@ -708,7 +773,9 @@ def _rows(rounds: dict[str, list[Result]], variants: list[Variant]) -> dict[str,
     for name, results in rounds.items():
         if name != "reference":
             rows[name].extra["ratio"] = _median_ratio(results, rounds["reference"])
-            if name != "anonymous" and "anonymous" in rounds:
+            if name != FLOOR and FLOOR in rounds:
+                rows[name].extra[FLOOR] = _median_ratio(results, rounds[FLOOR])
+            if name not in (FLOOR, "anonymous") and "anonymous" in rounds:
                 rows[name].extra["cost"] = 1 - _median_ratio(results, rounds["anonymous"])
     return rows
 

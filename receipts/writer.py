@@ -30,7 +30,7 @@ from django.utils import timezone
 from merchants.models import Merchant
 from merchants.sales import saved_test_merchant
 from receco.lib import replicas
-from receco.lib.queries import CompiledInsert, compiled_insert
+from receco.lib.queries import CompiledInsert, compiled_insert, fetch
 from receipts import hooks, seeding
 from receipts.codes import new_short_code, new_token
 from receipts.contacts import EMAIL_FIELD, PHONE_FIELD
@@ -173,9 +173,8 @@ def _statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: li
             params += part.params
     else:
         sql = f"WITH {', '.join(ctes)} {insert.sql}" if ctes else insert.sql  # noqa: S608 (names from the models)
-    with transaction.mark_for_rollback_on_error(insert.db), connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
+    with transaction.mark_for_rollback_on_error(insert.db):
+        row = fetch(insert.db, sql, params)
     saved = insert.saved(receipt, row)
     for _, part in parts:
         if part.then is not None:

@@ -14,7 +14,7 @@ value and builds the objects exactly as the ORM would (converters, ``select_rela
 
 from django.core.exceptions import MultipleObjectsReturned
 from django.db import connections, router, transaction
-from django.db.models import signals
+from django.db.models import DEFERRED, signals
 from django.db.models.query import get_related_populators
 
 _PLACEHOLDER = "\x00compiled-get-placeholder\x00"
@@ -48,18 +48,7 @@ class CompiledGet:
 
         Raises the model's DoesNotExist, or MultipleObjectsReturned.
         """
-        connection = connections[self.db]
-        if connection.vendor != "postgresql" or connection.queries_logged or connection.execute_wrappers:
-            with connection.cursor() as cursor:  # debug logging, assertNumQueries and the like see it
-                cursor.execute(self.sql, [value])
-                rows = cursor.fetchall()
-        else:
-            # What connection.cursor() does, without the wrapper around each call.
-            connection.close_if_health_check_failed()
-            connection.ensure_connection()
-            with connection.wrap_database_errors, connection.connection.cursor() as cursor:
-                cursor.execute(self.sql, [value])
-                rows = cursor.fetchall()
+        rows = fetch(self.db, self.sql, [value], all_rows=True)
         if not rows:
             raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
         if len(rows) > 1:
@@ -71,6 +60,27 @@ class CompiledGet:
         for populator in self.related:
             populator.populate(row, obj)
         return obj
+
+
+def fetch(db: str, sql: str, params: list, *, all_rows: bool = False):
+    """Run ``sql`` on the database ``db`` and return its first row (None for none), or
+    every row with ``all_rows``; errors are Django's (IntegrityError...), as a cursor's are.
+
+    On PostgreSQL, with no debug logging or execute wrapper to see it (assertNumQueries
+    and the like), what ``connection.cursor()`` does without its wrapper around each call,
+    which costs a request more than a look-up's own Python does."""
+    connection = connections[db]
+    if connection.vendor != "postgresql" or connection.queries_logged or connection.execute_wrappers:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if all_rows else cursor.fetchone()
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    connection.validate_no_broken_transaction()
+    with connection.wrap_database_errors, connection.connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if all_rows else cursor.fetchone()
 
 
 _COMPILED: dict[tuple, CompiledGet] = {}
@@ -123,6 +133,12 @@ class CompiledInsert:
         self.plain = not (
             meta.parents or meta.order_with_respect_to or any(hasattr(f, "get_placeholder") for f in self.fields)
         )
+        # What makes an instance the way the ORM makes those it reads (by position, each
+        # concrete field in order), far cheaper than by keyword: each field's attname, and
+        # its name where a related object may be given for it.
+        self._positions = [(f.attname, f.name if f.is_relation else None, f) for f in meta.concrete_fields]
+        self._by_position = {f.attname for f in meta.concrete_fields}
+        self._by_position |= {f.name for f in meta.concrete_fields if f.is_relation}
         self._variants: dict[tuple, CompiledInsert] = {}
 
     def with_expressions(self, expressions: dict[str, str]) -> "CompiledInsert":
@@ -154,7 +170,7 @@ class CompiledInsert:
     def prepare(self, **values):
         """The new instance, not saved yet, and the parameters of ``self.sql`` that save it;
         sends pre_save. For a statement that runs ``self.sql`` within a larger one (a CTE)."""
-        obj = self.model(**values)
+        obj = self._instance(values)
         connection = connections[self.db]
         signals.pre_save.send(sender=self.model, instance=obj, raw=False, using=self.db, update_fields=None)
         params = []
@@ -164,6 +180,28 @@ class CompiledInsert:
             # preparing each costs more than the look-up of a receipt's short code.
             params.append(None if value is None else field.get_db_prep_save(value, connection=connection))
         return obj, params
+
+    def _instance(self, values: dict):
+        """``self.model(**values)``: the same instance (each field its value, or its default;
+        a related object given cached), made by position when ``values`` names concrete
+        fields only, each once."""
+        if not self._by_position.issuperset(values):
+            return self.model(**values)
+        args, related = [], []
+        for attname, name, field in self._positions:
+            if attname in values:
+                if name is not None and name in values:  # given twice: the ORM says how that goes
+                    return self.model(**values)
+                args.append(values[attname])
+            elif name is not None and name in values:
+                args.append(DEFERRED)  # set below, through its descriptor, as the ORM sets it
+                related.append((name, values[name]))
+            else:
+                args.append(field.get_default())
+        obj = self.model(*args)
+        for name, value in related:
+            setattr(obj, name, value)
+        return obj
 
     def saved(self, obj, row):
         """``obj`` saved, given the row of ``self.returning`` its INSERT returned; sends post_save."""

@@ -44,6 +44,12 @@ class Wakeup:
         """Make sure the task runs after this moment plus its delay (or at ``at``, a
         retry's time): call it once the change has committed."""
         delay = self.delay()
+        now = time.monotonic()
+        wanted = now + delay
+        if at is None and wanted + MARGIN < self.runs_at:
+            # The task queued last has not run yet, and runs late enough to find this change
+            # (only a backend that defers sets runs_at): most changes end here, at no cost.
+            return
         if not self.task.get_backend().supports_defer:
             if at is None and delay <= 0:
                 self.task.enqueue()
@@ -51,10 +57,6 @@ class Wakeup:
         if at is not None:
             self.task.using(run_after=at).enqueue()
             return
-        now = time.monotonic()
-        wanted = now + delay
-        if wanted + MARGIN < self.runs_at:
-            return  # the task queued last has not run yet, and runs late enough to find this change
         runs_at = max(wanted, self.runs_at + self.every)
         if runs_at > now:
             self.task.using(run_after=timezone.now() + timedelta(seconds=runs_at - now)).enqueue()

@@ -7,9 +7,10 @@ import pytest
 
 from bench import run
 
-# req/s per round, in the order the rounds ran (each round: reference, then the variants).
+# req/s per round, in the order the rounds ran (each round: reference, floor, then the variants).
 ROUNDS = {
     "reference": [3000, 3000, 2000],  # the third round ran while the machine was busy
+    "floor": [1600, 1600, 1200],
     "anonymous": [1500, 1560, 1100],
     "test key": [1440, 1500, 1050],
     "live key": [1350, 1400, 1000],
@@ -21,7 +22,8 @@ def measured(monkeypatch):
     served = {name: iter(values) for name, values in ROUNDS.items()}
 
     def load(args, loadgen, url, scenario, auth, seconds):
-        name = "reference" if url == "ref" else {"": "anonymous", "t": "test key", "l": "live key"}[auth]
+        by_auth = {"": "anonymous", "t": "test key", "l": "live key"}
+        name = {"ref": "reference", "floor": "floor"}.get(url) or by_auth[auth]
         rps = next(served[name])
         return run.Result(requests=rps * 10, duration_us=10_000_000, p50_us=4000, p99_us=9000, errors=0)
 
@@ -31,13 +33,27 @@ def measured(monkeypatch):
     args = SimpleNamespace(rounds=3, warmup=0, duration=10)
     variants = [run.Variant("anonymous", ""), run.Variant("test key", "t"), run.Variant("live key", "l")]
     scenario = run.Scenario("getReceipt by token", "get")
-    return run._measure_scenario(args, "wrk", scenario, variants, {"reference": "ref", "project": "proj"})
+    return run._measure_scenario(
+        args, "wrk", scenario, variants, {"reference": "ref", "floor": "floor", "project": "proj"}
+    )
 
 
 def test_rows_show_the_median_round_and_the_median_ratio(measured, capsys):
-    run._print_row("  anonymous", measured["anonymous"], measured["reference"])
-    # Rounds' ratios 0.50, 0.52, 0.55: the median is 0.52 (the medians' ratio would be 0.50).
-    assert capsys.readouterr().out.split() == ["anonymous", "1500", "4.00", "9.00", "0.52"]
+    run._print_row("  anonymous", measured["anonymous"])
+    # To the reference, rounds' ratios 0.50, 0.52, 0.55: the median is 0.52 (the medians'
+    # ratio would be 0.50); to the floor 0.94, 0.97, 0.92: 0.94.
+    assert capsys.readouterr().out.split() == ["anonymous", "1500", "4.00", "9.00", "0.52", "0.94"]
+
+
+def test_the_floor_row_shows_its_share_of_the_reference(measured, capsys):
+    run._print_row("  Django's floor", measured["floor"])
+    assert capsys.readouterr().out.split() == ["Django's", "floor", "1600", "4.00", "9.00", "0.53", "-"]
+
+
+def test_a_keyed_call_is_compared_with_the_floors_one_figure(measured, capsys):
+    """The floor has no keys: a live key's share is of its anonymous figure (0.84, 0.88, 0.83)."""
+    run._print_row("  live key", measured["live key"])
+    assert capsys.readouterr().out.split() == ["live", "key", "1350", "4.00", "9.00", "0.47", "0.84"]
 
 
 def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
@@ -47,6 +63,18 @@ def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
     # Test key: 4%, 4%, 5% of each round's anonymous throughput; live key 10%, 10%, 9%.
     assert "met       10,000 getReceipt by token, test key: costs 4% (<= 10%)" in lines
     assert "met       10,000 getReceipt by token, live key: costs 10% (<= 10%)" in lines
+    assert "MISSED    10,000 getReceipt by token, anonymous: 0.94 of Django's floor (>= 0.95)" in lines
+    assert not any("floor" in line and "key" in line for line in lines)  # getReceipt's goal is anonymous
+
+
+def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured, capsys):
+    run._print_goals(SimpleNamespace(), {10_000: {run.CREATE_SCENARIO: measured}})
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines() if "floor" in line]
+    assert lines == [
+        "met       10,000 createReceiptFromPOS, fresh tokens, anonymous: 0.94 of Django's floor (>= 0.9)",
+        "MISSED    10,000 createReceiptFromPOS, fresh tokens, live key: 0.84 of Django's floor"
+        " (the floor's anonymous figure: it has no keys) (>= 0.9)",
+    ]
 
 
 @pytest.mark.django_db
