@@ -184,7 +184,7 @@ class ImageServer(Server):
     access_log: Path = Path()
 
 
-def _serve(config: Config, port: int, env: dict, workdir: Path) -> ImageServer:
+def _serve(config: Config, port: int, env: dict, workdir: Path, nice: int = 0) -> ImageServer:
     prefix = workdir / f"{config.workers}-{config.worker_class.rsplit('.', 1)[-1]}"
     access_log, error_log = Path(f"{prefix}.access.log"), Path(f"{prefix}.error.log")
     command = [
@@ -197,7 +197,14 @@ def _serve(config: Config, port: int, env: dict, workdir: Path) -> ImageServer:
         "--error-logfile", str(error_log),
     ]  # fmt: skip
     env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}", DJANGO_LOG_LEVEL="WARNING")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: os.nice(nice)) if nice else None,
+    )
     return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log)
 
 
