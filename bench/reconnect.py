@@ -374,7 +374,7 @@ def not_through_causes(lines: list[str]) -> Counter:
         status = re.search(r"\bHTTP (\d{3})\b", message)
         if message.startswith("Rate limit exceeded") or message.startswith("Too many"):
             causes["429"] += 1
-        elif message.startswith("The database is not answering"):
+        elif message.startswith(("The database is not answering", "The service is busy")):
             causes["503"] += 1
         elif status:
             causes[status.group(1)] += 1

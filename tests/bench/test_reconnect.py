@@ -8,6 +8,8 @@ from bench import reconnect
 LOG = [
     "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 50 sale(s) did not go through: The database is not"
     " answering; try again in a few seconds",
+    "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 50 sale(s) did not go through: The service is busy;"
+    " try again in a few seconds",
     "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 1 sale(s) did not go through: no answer from"
     " http://127.0.0.1:9/api/trpc/createReceiptFromPOS within 15 s",
     "2026-11-26 10:30:02 WARNING receco_agent.agent: Upload of 1 sale(s) did not go through: cannot reach"
@@ -22,7 +24,7 @@ LOG = [
 
 def test_uploads_that_did_not_go_through_are_counted_by_cause():
     assert reconnect.not_through_causes(LOG) == Counter(
-        {"503": 1, "429": 1, "502": 1, "timeout": 1, "connection failed": 1}
+        {"503": 2, "429": 1, "502": 1, "timeout": 1, "connection failed": 1}
     )
 
 
