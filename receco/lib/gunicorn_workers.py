@@ -7,7 +7,7 @@ gunicorn killed them (slowloris). Here such a client holds only a socket; its re
 must arrive whole within RECECO_REQUEST_READ_SECONDS (10) or it is answered 408; a body
 over RECECO_MAX_BODY_BYTES is not waited for (the application refuses it, 413, from
 what arrived). A request that waited more than RECECO_QUEUE_SECONDS (5) for its worker,
-from the moment it was accepted, is answered 503 with Retry-After rather than served: its
+from the moment it arrived (in the listen queue too), is answered 503 with Retry-After rather than served: its
 client has given up or is about to, and a crowd told to come back later backs off (the
 agent with jitter) instead of timing out and sending again. Each whole request is then
 served as the sync worker serves one (one at a time per process, the connection closed
@@ -31,6 +31,8 @@ import errno
 import os
 import selectors
 import socket
+import struct
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -148,6 +150,7 @@ class _Reading:
     incoming: Incoming
     deadline: float
     accepted: float = 0.0  # monotonic
+    arrived: float | None = None  # wall clock: when the kernel received its first bytes
     continued: bool = False  # "100 Continue" sent
 
 
@@ -179,6 +182,12 @@ def _limits() -> tuple[float, int, float]:
     )
 
 
+# The kernel stamps what arrives on a socket with the time it came (SO_TIMESTAMP, which
+# accepted sockets take from their listener): a request that waited in the listen queue
+# while every worker was busy has waited before any worker saw it.
+SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29) if sys.platform.startswith("linux") else None
+_TIMESTAMP_SPACE = socket.CMSG_SPACE(16) if hasattr(socket, "CMSG_SPACE") else 0
+
 # What a request that waited too long for its worker is told: come back in a moment.
 BUSY_RETRY_AFTER = 2
 BUSY_MESSAGE = "The service is busy; try again in a few seconds"
@@ -198,6 +207,24 @@ def busy_answer() -> bytes:
     return head.encode("latin-1") + body
 
 
+def _arrival(ancillary: list) -> float:
+    """The wall-clock time the kernel stamped on the bytes read (0.0 when it did not)."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMP and len(data) >= 16:
+            seconds, microseconds = struct.unpack("qq", data[:16])
+            return seconds + microseconds / 1e6
+    return 0.0
+
+
+def _waited(connection: _Reading) -> float:
+    """Seconds the request has waited for its worker: since the worker accepted it, or
+    since its first bytes arrived when the kernel stamped them (in the listen queue)."""
+    waited = time.monotonic() - connection.accepted
+    if connection.arrived:
+        waited = max(waited, time.time() - connection.arrived)
+    return waited
+
+
 class BufferingWorker(JsonRefusals, sync.SyncWorker):
     def run(self):
         if self.cfg.is_ssl:
@@ -212,6 +239,9 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         self.accepting = False
         for listener in self.sockets:
             listener.setblocking(False)
+            if SO_TIMESTAMP is not None and self.queue_seconds:
+                with contextlib.suppress(OSError):
+                    listener.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
         try:
             while self.alive:
                 self.notify()
@@ -281,7 +311,11 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
 
     def _read(self, connection: _Reading) -> None:
         try:
-            data = connection.sock.recv(65536)
+            if connection.arrived is None and _TIMESTAMP_SPACE:
+                data, ancillary, _, _ = connection.sock.recvmsg(65536, _TIMESTAMP_SPACE)
+                connection.arrived = _arrival(ancillary)
+            else:
+                data = connection.sock.recv(65536)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -300,7 +334,7 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         self._forget(connection)
         if state == HEAD_TOO_LARGE:
             self._refuse(connection, errors.LimitRequestHeaders(f"head over {MAX_HEAD_BYTES} bytes"))
-        elif self.queue_seconds and time.monotonic() - connection.accepted > self.queue_seconds:
+        elif self.queue_seconds and _waited(connection) > self.queue_seconds:
             self._shed(connection)
         else:
             self._serve(connection)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.servers import forget_cache_prefix, migrate, start_gunicorn
 
-QUEUE_SECONDS = 1
+QUEUE_SECONDS = 3
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 
@@ -83,11 +83,36 @@ def test_a_request_that_waited_too_long_is_answered_busy(server):
             "data": {"code": "SERVICE_UNAVAILABLE", "httpStatus": 503},
         }
     }
-    assert "Busy: answered 503 to 1 request(s) that waited over 1 s for this worker" in server.log.read_text()
+    line = "Busy: answered 503 to 1 request(s) that waited over 3 s for this worker"
+    deadline = time.monotonic() + 30  # the worker writes it after the answer
+    while line not in server.log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert line in server.log.read_text()
 
 
 def test_a_request_served_in_time_is_answered(server):
-    with _waited(server, 0.1) as client:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as client:
+        client.sendall(REQUEST)
         status, _, body = _answer(client)
     assert status == b"HTTP/1.1 200 OK"
     assert b'"status": "ok"' in body or b'"status":"ok"' in body
+
+
+def test_a_request_that_waited_in_the_listen_queue_is_answered_busy(server):
+    """Every worker busy: the connection waits in the kernel's queue, where no worker has
+    accepted it yet; the time its request arrived counts, not the time it was accepted."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as client:
+        client.sendall(REQUEST)  # the worker is up and serving (start_gunicorn: the port is bound)
+        assert _answer(client)[0] == b"HTTP/1.1 200 OK"
+    worker = _worker(server.process.pid)
+    os.kill(worker, signal.SIGSTOP)
+    try:
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+        client.sendall(REQUEST)
+        time.sleep(QUEUE_SECONDS + 0.5)
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    with client:
+        status, headers, _ = _answer(client)
+    assert status == b"HTTP/1.1 503 Service Unavailable"
+    assert headers["Retry-After"] == "2"
