@@ -18,6 +18,12 @@ worker_class = "receco.lib.gunicorn_workers.BufferingWorker"
 # Connections each worker reads at once (requests arriving, answers draining); past it,
 # new ones wait in the listen queue.
 worker_connections = 1000
+# Connections the kernel holds, handshake done, until a worker accepts them (gunicorn's
+# default is 2048): a crowd of clients arriving at once, a city's tills reconnecting after
+# an outage, waits here rather than have its connections dropped and sent again a second
+# later. The kernel caps it at net.core.somaxconn (4096 since Linux 5.4, 128 before:
+# raise it on such a host, docs/deployment.md).
+backlog = 4096
 # The longest request line gunicorn accepts: a getReceipt batch of the most calls
 # (agentapi.views.MAX_BATCH_CALLS) with the longest tokens needs about 5.8 KB.
 limit_request_line = 8190

@@ -151,9 +151,9 @@ def _prepare(args, url: str) -> dict:
     return env
 
 
-def _sale(number: int) -> dict:
+def _sale(number: int, merchant: str = MERCHANT) -> dict:
     return {
-        "merchantId": MERCHANT,
+        "merchantId": merchant,
         "merchantName": "Bench Drain",
         "currency": "NGN",
         "items": [
@@ -168,7 +168,7 @@ def _sale(number: int) -> dict:
     }
 
 
-def _queue_sales(home: Path, count: int, key: str) -> None:
+def _queue_sales(home: Path, count: int, key: str, merchant: str = MERCHANT) -> None:
     """Commit ``count`` sales to the agent's queue exactly as the agent does offline."""
     from receco_agent.outbox import Outbox
     from receco_agent.tokens import new_token, short_code_for
@@ -177,7 +177,7 @@ def _queue_sales(home: Path, count: int, key: str) -> None:
     outbox = Outbox(home / "queue.sqlite3")
     now = datetime.now(UTC)
     for number in range(count):
-        tx = validate(_sale(number))
+        tx = validate(_sale(number, merchant))
         token = new_token(key)
         code = short_code_for(token)
         body = json.dumps(to_service_input(tx, token, code, now), separators=(",", ":"))
@@ -251,12 +251,12 @@ class DelayProxy:
             writer.close()
 
 
-def _agent_env(home: Path, key: str, proxy_port: int, agent_port: int) -> dict:
+def _agent_env(home: Path, key: str, proxy_port: int, agent_port: int, merchant: str = MERCHANT) -> dict:
     env = {name: value for name, value in os.environ.items() if not name.startswith("RECECO_")}
     env.update(
         {
             "RECECO_AGENT_HOME": str(home),
-            "RECECO_MERCHANT_ID": MERCHANT,
+            "RECECO_MERCHANT_ID": merchant,
             "RECECO_API_KEY": key,
             "RECECO_API_URL": f"http://127.0.0.1:{proxy_port}/api",
             "RECECO_WEB_URL": "http://127.0.0.1:8000",
@@ -283,8 +283,8 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def _post_sale(port: int, number: int) -> float:
-    body = json.dumps(_sale(number)).encode()
+def _post_sale(port: int, number: int, merchant: str = MERCHANT) -> float:
+    body = json.dumps(_sale(number, merchant)).encode()
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/transactions", data=body, headers={"Content-Type": "application/json"}
     )
@@ -307,7 +307,7 @@ def _backlog_done(home: Path, count: int) -> int:
         connection.close()
 
 
-def _pos(port: int, interval: float, done, answers) -> None:
+def _pos(port: int, interval: float, done, answers, merchant: str = MERCHANT) -> None:
     """Ring up a sale every ``interval`` seconds until ``done``; put the answer times in ``answers``.
 
     It runs in a process of its own, as a POS is a machine of its own: in this one, the
@@ -316,7 +316,7 @@ def _pos(port: int, interval: float, done, answers) -> None:
     latencies = []
     number = 0
     while not done.wait(interval):
-        latencies.append(_post_sale(port, number))
+        latencies.append(_post_sale(port, number, merchant))
         number += 1
     answers.put(latencies)
 

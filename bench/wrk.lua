@@ -4,12 +4,17 @@
 --   BENCH_AUTH   the Authorization header value, or empty for anonymous calls
 --   BENCH_RUN    a prefix unique to this run, so created tokens never repeat across runs
 --   BENCH_BODY   (create) the JSON body, with TOKEN where the fresh token goes
+--   BENCH_THINK_MS  when set and above 0, each connection waits a random time (mean this
+--                many ms) between an answer and its next request, as a crowd of clients
+--                does; wrk's latency does not count the wait
 -- done() prints one line "BENCH_RESULT {json}" that bench/run.py reads.
 
 local mode = os.getenv("BENCH_MODE") or "get"
 local auth = os.getenv("BENCH_AUTH") or ""
 local run = os.getenv("BENCH_RUN") or "x"
 local body_template = os.getenv("BENCH_BODY") or ""
+
+local think_ms = tonumber(os.getenv("BENCH_THINK_MS") or "0") or 0
 
 local thread_count = 0
 local threads = {}
@@ -53,6 +58,12 @@ function request()
   counter = counter + 1
   local token = "b" .. run .. "t" .. tid .. "n" .. counter
   return wrk.format("POST", "/api/trpc/createReceiptFromPOS", headers, body_head .. token .. body_tail)
+end
+
+if think_ms > 0 then
+  function delay()
+    return math.random(0, math.floor(2 * think_ms))
+  end
 end
 
 function done(summary, latency, requests)

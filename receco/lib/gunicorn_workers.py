@@ -6,8 +6,12 @@ serves, so four clients sending a byte every five seconds held every worker unti
 gunicorn killed them (slowloris). Here such a client holds only a socket; its request
 must arrive whole within RECECO_REQUEST_READ_SECONDS (10) or it is answered 408; a body
 over RECECO_MAX_BODY_BYTES is not waited for (the application refuses it, 413, from
-what arrived). Each whole request is then served as the sync worker serves one (one at a
-time per process, the connection closed after the answer), from the bytes read: the
+what arrived). A request that waited more than RECECO_QUEUE_SECONDS (5) for its worker,
+from the moment it arrived (in the listen queue too), is answered 503 with Retry-After rather than served: its
+client has given up or is about to, and a crowd told to come back later backs off (the
+agent with jitter) instead of timing out and sending again. Each whole request is then
+served as the sync worker serves one (one at a time per process, the connection closed
+after the answer), from the bytes read: the
 application never waits for a client. After the answer the rest of what the client
 sends is drained in the event loop, not by the worker, so that closing never resets
 the connection before the client has read the answer.
@@ -27,6 +31,8 @@ import errno
 import os
 import selectors
 import socket
+import struct
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -143,6 +149,8 @@ class _Reading:
     listener: socket.socket
     incoming: Incoming
     deadline: float
+    accepted: float = 0.0  # monotonic
+    arrived: float | None = None  # wall clock: when the kernel received its first bytes
     continued: bool = False  # "100 Continue" sent
 
 
@@ -155,22 +163,74 @@ class _Lingering:
     left: int = field(default=LINGER_BYTES)
 
 
-def _limits() -> tuple[float, int]:
-    """RECECO_REQUEST_READ_SECONDS and RECECO_MAX_BODY_BYTES as the settings read them; as
-    the environment gives them to an application without the settings (the benchmark's
-    bare reference)."""
+def _limits() -> tuple[float, int, float]:
+    """RECECO_REQUEST_READ_SECONDS, RECECO_MAX_BODY_BYTES and RECECO_QUEUE_SECONDS as the
+    settings read them; as the environment gives them to an application without the
+    settings (the benchmark's bare reference)."""
     from django.conf import settings
 
     if settings.configured:  # the application is loaded by now
-        return float(settings.RECECO_REQUEST_READ_SECONDS), settings.RECECO_MAX_BODY_BYTES
-    return float(envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)), envint("RECECO_MAX_BODY_BYTES", 1024 * 1024)
+        return (
+            float(settings.RECECO_REQUEST_READ_SECONDS),
+            settings.RECECO_MAX_BODY_BYTES,
+            float(settings.RECECO_QUEUE_SECONDS),
+        )
+    return (
+        float(envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)),
+        envint("RECECO_MAX_BODY_BYTES", 1024 * 1024),
+        float(envint("RECECO_QUEUE_SECONDS", 5, minimum=0)),
+    )
+
+
+# The kernel stamps what arrives on a socket with the time it came (SO_TIMESTAMP, which
+# accepted sockets take from their listener): a request that waited in the listen queue
+# while every worker was busy has waited before any worker saw it.
+SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29) if sys.platform.startswith("linux") else None
+_TIMESTAMP_SPACE = socket.CMSG_SPACE(16) if hasattr(socket, "CMSG_SPACE") else 0
+
+# What a request that waited too long for its worker is told: come back in a moment.
+BUSY_RETRY_AFTER = 2
+BUSY_MESSAGE = "The service is busy; try again in a few seconds"
+# A line in the error log at most this often while requests are shed.
+SHED_LOG_SECONDS = 1.0
+
+
+def busy_answer() -> bytes:
+    """The whole HTTP answer to a request shed: 503 with Retry-After, the API's envelope."""
+    envelope = failure(ProcedureError("SERVICE_UNAVAILABLE", BUSY_MESSAGE, BUSY_RETRY_AFTER), None)
+    envelope["error"]["data"]["httpStatus"] = 503
+    body = orjson.dumps(envelope)
+    head = (
+        f"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Retry-After: {BUSY_RETRY_AFTER}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+def _arrival(ancillary: list) -> float:
+    """The wall-clock time the kernel stamped on the bytes read (0.0 when it did not)."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMP and len(data) >= 16:
+            seconds, microseconds = struct.unpack("qq", data[:16])
+            return seconds + microseconds / 1e6
+    return 0.0
+
+
+def _waited(connection: _Reading) -> float:
+    """Seconds the request has waited for its worker: since the worker accepted it, or
+    since its first bytes arrived when the kernel stamped them (in the listen queue)."""
+    waited = time.monotonic() - connection.accepted
+    if connection.arrived:
+        waited = max(waited, time.time() - connection.arrived)
+    return waited
 
 
 class BufferingWorker(JsonRefusals, sync.SyncWorker):
     def run(self):
         if self.cfg.is_ssl:
             raise RuntimeError("BufferingWorker serves plain HTTP: terminate TLS in front of gunicorn")
-        self.read_seconds, self.max_body = _limits()
+        self.read_seconds, self.max_body, self.queue_seconds = _limits()
+        self.shed, self.shed_logged = 0, 0.0
         self.worker_connections = self.cfg.worker_connections
         self.reading: dict[int, _Reading] = {}
         self.lingering: dict[int, _Lingering] = {}
@@ -179,6 +239,9 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         self.accepting = False
         for listener in self.sockets:
             listener.setblocking(False)
+            if SO_TIMESTAMP is not None and self.queue_seconds:
+                with contextlib.suppress(OSError):
+                    listener.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
         try:
             while self.alive:
                 self.notify()
@@ -240,14 +303,19 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         client.setblocking(False)
         util.close_on_exec(client)
         incoming = Incoming(MAX_HEAD_BYTES, self.max_body)
-        connection = _Reading(client, addr, listener, incoming, time.monotonic() + self.read_seconds)
+        now = time.monotonic()
+        connection = _Reading(client, addr, listener, incoming, now + self.read_seconds, accepted=now)
         self.reading[client.fileno()] = connection
         self.poller.register(client, selectors.EVENT_READ, connection)
         self._read(connection)  # most requests are here already: no wait for the next wake-up
 
     def _read(self, connection: _Reading) -> None:
         try:
-            data = connection.sock.recv(65536)
+            if connection.arrived is None and _TIMESTAMP_SPACE:
+                data, ancillary, _, _ = connection.sock.recvmsg(65536, _TIMESTAMP_SPACE)
+                connection.arrived = _arrival(ancillary)
+            else:
+                data = connection.sock.recv(65536)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -266,6 +334,8 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         self._forget(connection)
         if state == HEAD_TOO_LARGE:
             self._refuse(connection, errors.LimitRequestHeaders(f"head over {MAX_HEAD_BYTES} bytes"))
+        elif self.queue_seconds and _waited(connection) > self.queue_seconds:
+            self._shed(connection)
         else:
             self._serve(connection)
 
@@ -312,6 +382,21 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         util.close(connection.sock)
 
     # -- serving a whole request ----------------------------------------------------
+
+    def _shed(self, connection: _Reading) -> None:
+        """Answer 503 to a request that waited too long for this worker, without serving it."""
+        with contextlib.suppress(OSError):
+            util.write_nonblock(connection.sock, busy_answer())
+        self._linger(connection.sock)
+        self.shed += 1
+        now = time.monotonic()
+        if now - self.shed_logged >= SHED_LOG_SECONDS:
+            self.log.warning(
+                "Busy: answered 503 to %d request(s) that waited over %g s for this worker",
+                self.shed,
+                self.queue_seconds,
+            )
+            self.shed, self.shed_logged = 0, now
 
     def _refuse(self, connection: _Reading, exc: Exception) -> None:
         self.handle_error(None, connection.sock, connection.addr, exc)

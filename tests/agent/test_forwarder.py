@@ -143,7 +143,9 @@ def test_retry_after_is_honoured(agent, fake_service):
             {"Retry-After": "7"},
         )
     )
-    assert agent.forwarder.drain() == 7.0
+    # Never before the 7 s asked for, and up to half of it more at random (tills turned
+    # away together come back apart).
+    assert 7.0 <= agent.forwarder.drain() <= 10.5
     assert agent.online is True  # throttled, but the service is there
 
 

@@ -90,16 +90,34 @@ def test_the_window_of_a_spent_quota_is_waited_out():
     assert pacer.grant(50) == (50, 0.0)
 
 
-def test_a_refusal_holds_every_call_for_its_retry_after():
+def test_a_refusal_holds_every_call_for_its_retry_after_and_a_random_moment_more():
     clock = Clock()
-    pacer = Pacer(clock)
+    pacer = Pacer(clock, rng=random.Random(5))
     pacer.heard(0, ())
     assert pacer.grant(50) == (50, 0.0)
     pacer.heard(50, (), refused=50, retry_after=30.0)  # e.g. a keyless agent's limit, without headers
-    assert pacer.grant(50) == (0, 30.0)
-    assert pacer.status() == {"wait_seconds": 30.0, "limits": [], "refused": 50}
+    granted, wait = pacer.grant(50)
+    assert granted == 0
+    assert 30.0 <= wait <= 45.0
+    assert pacer.status() == {"wait_seconds": round(wait, 1), "limits": [], "refused": 50}
     clock.now = 30.0
+    assert pacer.grant(50)[0] == 0  # not on the dot
+    clock.now = wait
     assert pacer.grant(50) == (50, 0.0)
+
+
+def test_tills_refused_together_are_let_go_apart():
+    """Five tills sharing a key, refused in the same second: each pacer holds its calls for
+    Retry-After and a moment of its own, so they do not all call again at once."""
+    holds = []
+    for seed in range(5):
+        pacer = Pacer(Clock(), rng=random.Random(seed))
+        pacer.heard(0, ())
+        pacer.grant(50)
+        pacer.heard(50, (), refused=50, retry_after=1.0)
+        holds.append(pacer.grant(50)[1])
+    assert all(1.0 <= hold <= 2.0 for hold in holds)
+    assert max(holds) - min(holds) > 0.5
 
 
 class Service:

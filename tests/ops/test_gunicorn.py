@@ -5,7 +5,10 @@ database."""
 import http.client
 import json
 import os
+import shutil
 import signal
+import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -175,3 +178,51 @@ def test_behind_a_dual_stack_bind_ipv4_clients_are_their_ipv4_address(tmp_path):
         forget_cache_prefix()
     access = [line for line in server.log.read_text().splitlines() if '"GET ' in line]
     assert [line.split()[0] for line in access] == ["127.0.0.1"] + ["127.0.0.2"] * 4 + ["127.0.0.3"]
+
+
+def _listen_backlog(port: int) -> int:
+    """The backlog of the socket listening on ``port`` (ss shows it as Send-Q)."""
+    done = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, check=True)
+    return int(done.stdout.split()[2])
+
+
+@pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (iproute2) to read the listen backlog")
+def test_the_listen_queue_holds_a_crowd_of_connections(tmp_path):
+    """gunicorn.conf.py's backlog (capped by net.core.somaxconn): tills reconnecting at once
+    wait in it rather than be refused."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    migrate(database)
+    server = start_gunicorn(database, tmp_path / "gunicorn.log")
+    try:
+        somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+        assert _listen_backlog(server.port) == min(4096, somaxconn)
+    finally:
+        server.stop()
+
+
+def test_256_connections_opened_at_once_are_all_answered(tmp_path):
+    """One worker, 256 clients connecting and sending at the same moment: every one is
+    answered 200, none refused or reset."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    migrate(database)
+    server = start_gunicorn(database, tmp_path / "gunicorn.log")
+    sockets = []
+    try:
+        for _ in range(256):
+            client = socket.socket()
+            client.settimeout(60)
+            client.connect(("127.0.0.1", server.port))
+            sockets.append(client)
+        for client in sockets:
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answers = []
+        for client in sockets:
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+            answers.append(answer.split(b"\r\n", 1)[0])
+    finally:
+        for client in sockets:
+            client.close()
+        server.stop()
+    assert answers == [b"HTTP/1.1 200 OK"] * 256

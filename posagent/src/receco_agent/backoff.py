@@ -8,6 +8,11 @@ BASE_SECONDS = 1.0
 MAX_SECONDS = 300.0
 # A Retry-After longer than this is treated as a mistake rather than obeyed for days.
 MAX_RETRY_AFTER = 3600.0
+# Past a Retry-After, a further wait of up to this share of it (at least MIN_SPREAD): the
+# service says the same Retry-After to every till it turns away in the same moment, and
+# tills that all came back on the dot would be turned away together again.
+RETRY_AFTER_SPREAD = 0.5
+MIN_SPREAD = 1.0
 
 
 def delay(failures: int, rng: random.Random | None = None) -> float:
@@ -38,7 +43,16 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
+def after_retry_after(retry_after: float, rng: random.Random | None = None) -> float:
+    """Return a wait of at least ``retry_after`` seconds, spread at random over the next
+    RETRY_AFTER_SPREAD of it (MIN_SPREAD seconds at least)."""
+    return retry_after + (rng or random).uniform(0, max(MIN_SPREAD, retry_after * RETRY_AFTER_SPREAD))
+
+
 def next_wait(failures: int, retry_after: float | None, rng: random.Random | None = None) -> float:
-    """Return the wait before the next try: the back-off, but never less than Retry-After."""
+    """Return the wait before the next try: the back-off, or when Retry-After asks for
+    longer, Retry-After with jitter of its own (after_retry_after); never less than it."""
     wait = delay(failures, rng)
-    return max(wait, retry_after) if retry_after is not None else wait
+    if retry_after is None or wait >= retry_after:
+        return wait
+    return after_retry_after(retry_after, rng)

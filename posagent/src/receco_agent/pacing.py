@@ -21,15 +21,20 @@ So the pacer never counts on a window before it has surely begun, whatever the c
 the round trip: a call is refused only when something else uses the same key (another till)
 or the limits change. Until the first answer it lets one call go at a time (a service
 that sends no such headers, as with a test key, is not paced). A 429 holds every call
-back for its ``Retry-After``. Times are the monotonic clock's.
+back for its ``Retry-After``, and a moment more at random (backoff.after_retry_after), so
+that tills sharing a key, all refused together, do not all come back together. Times are
+the monotonic clock's.
 """
 
 import math
+import random
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+from receco_agent.backoff import after_retry_after
 
 # A call at a time until the service answered once: its limits are not known yet.
 FIRST_CALLS = 1
@@ -97,8 +102,9 @@ class _Policy:
 class Pacer:
     """The calls that may go to the service now; shared by the threads that call it."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, clock: Callable[[], float] = time.monotonic, rng: random.Random | None = None):
         self._clock = clock
+        self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self._in_flight = 0
         self._answered = False
@@ -143,7 +149,8 @@ class Pacer:
 
         ``limits`` are the answer's (parse_limits), or None when no HTTP answer came (the
         calls may still have been counted: that is left to the bounds of later answers);
-        ``refused`` calls of it were answered 429, with ``retry_after`` seconds.
+        ``refused`` calls of it were answered 429, with ``retry_after`` seconds: no call
+        goes before then, nor for a random moment after (backoff.after_retry_after).
         """
         with self._lock:
             now = self._clock()
@@ -159,7 +166,7 @@ class Pacer:
             if refused:
                 self.refused += refused
                 if retry_after:
-                    self._held_until = max(self._held_until, now + retry_after)
+                    self._held_until = max(self._held_until, now + after_retry_after(retry_after, self._rng))
 
     def _allowance(self, now: float) -> tuple[float, float | None]:
         """(calls that may go now, seconds until that may grow) by every known policy."""

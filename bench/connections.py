@@ -1,0 +1,320 @@
+"""Many connections: the service as the image runs it, under 256 concurrent connections.
+
+    python bench/connections.py --connections 256 --workers 5 --duration 10 --rounds 3
+
+Serves the project with the image's own gunicorn settings (gunicorn.conf.py: the
+buffering worker, its listen backlog and timeouts, the access log written to a file),
+on a database that bench/run.py prepares (migrated and seeded, reused), and drives
+getReceipt by token and createReceiptFromPOS with wrk (bench/wrk.lua) from that many
+connections, in two shapes:
+
+- ``flat out``: each connection sends its next request as soon as the last is answered,
+  so the server is always full; by Little's law the latency is then about
+  connections / throughput, whatever the code does;
+- ``paced``: each connection waits a random think time (mean ``--think-ms``) between
+  an answer and its next request, as a crowd of clients does.
+
+Each row shows req/s, p50, p99 and max, and every failure: wrk's socket errors
+(connect: refused or reset while connecting, read, write, timeout) and answers other
+than 2xx, then the service's own account from its access log (answers by status). With
+``--workers 3 --workers 5`` (or ``--worker-class`` twice) each configuration is served at
+once by a server of its own, and the rounds take turns between them.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.run import (  # noqa: E402
+    CREATE_SCENARIO,
+    PYTHON,
+    ROOT,
+    Scenario,
+    Server,
+    _authorization,
+    _check_answer,
+    _create_body,
+    _database_url,
+    _label,
+    _prepare_database,
+    _project_env,
+    _scenarios,
+    _stop,
+    _variants,
+    _wait_until_up,
+)
+
+BUFFERING = "receco.lib.gunicorn_workers.BufferingWorker"
+P99_GOAL_MS = 100
+WRK_TIMEOUT = "5s"
+SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeouts")
+# gunicorn.conf.py's access line: host "METHOD path" status bytes ...
+_STATUS = re.compile(rb'" (\d{3}) ')
+
+
+@dataclass(frozen=True)
+class Config:
+    workers: int
+    worker_class: str
+
+    @property
+    def name(self) -> str:
+        kind = "buffering" if self.worker_class == BUFFERING else self.worker_class
+        return f"{self.workers} {kind}"
+
+
+@dataclass
+class Measure:
+    requests: int = 0
+    seconds: float = 0.0
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+    max_ms: float = 0.0
+    errors: dict = field(default_factory=dict)  # wrk's: connect, read, write, timeout, non-2xx
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    @property
+    def failed(self) -> int:
+        return sum(self.errors.values())
+
+
+def main() -> None:
+    args = _arguments()
+    count = args.receipts
+    url = _database_url(args.database_url, f"{args.database_prefix}_{_label(count)}")
+    print(_header(args), flush=True)
+    _prepare_database(args, url, count)
+    workdir = Path(tempfile.mkdtemp(prefix="receco-connections-"))
+    scenarios = [s for s in _scenarios(url, workdir) if s.name in ("getReceipt by token", CREATE_SCENARIO)]
+    configs = [Config(w, c) for c, w in itertools.product(args.worker_class, args.workers)]
+    env = _project_env(args, url, f"http://127.0.0.1:{args.port}")
+    servers = {config: _serve(config, args.port + index, env, workdir) for index, config in enumerate(configs)}
+    try:
+        for server in servers.values():
+            _wait_until_up(server)
+        variants = _variants(args, url, env)
+        shapes = [("flat out", 0)] + ([("paced", args.think_ms)] if args.think_ms else [])
+        results: dict[tuple, list[Measure]] = {}
+        for scenario, variant in itertools.product(scenarios, variants):
+            auth = _authorization(variant, scenario)
+            for server in servers.values():
+                _check_answer(server.url, scenario, auth)
+                _wrk(args, server.url, scenario, auth, 0, args.warmup)
+            for index in range(args.rounds):
+                order = configs[index % len(configs) :] + configs[: index % len(configs)]
+                for config, (shape, think) in itertools.product(order, shapes):
+                    measure = _wrk(args, servers[config].url, scenario, auth, think, args.duration)
+                    results.setdefault((scenario.name, variant.name, config.name, shape), []).append(measure)
+        statuses = {config: _statuses(servers[config].access_log) for config in configs}
+    finally:
+        for server in servers.values():
+            _stop(server)
+    _report(args, results, statuses, configs)
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--connections", type=int, default=256, help="concurrent connections")
+    parser.add_argument("--workers", type=int, action="append", help="gunicorn workers (repeatable; default 5)")
+    parser.add_argument(
+        "--worker-class", action="append", help=f"gunicorn worker class (repeatable; default {BUFFERING})"
+    )
+    parser.add_argument(
+        "--think-ms", type=float, default=500, help="paced: mean wait between requests (0: no paced run)"
+    )
+    parser.add_argument("--duration", type=float, default=10, help="seconds measured per round")
+    parser.add_argument("--warmup", type=float, default=2, help="seconds of load before the rounds, per server")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; the median round is shown")
+    parser.add_argument("--receipts", type=int, default=10_000, help="receipts in the table")
+    parser.add_argument(
+        "--variants", default="anonymous,live key", help="comma-separated: anonymous, test key, live key"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
+        help="PostgreSQL server (its database name is replaced by <prefix>_<count>)",
+    )
+    parser.add_argument("--database-prefix", default="receco_bench", help="as bench/run.py's: <prefix>_10k")
+    parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
+    parser.add_argument("--port", type=int, default=8751, help="the first server's port; the others the next ones")
+    args = parser.parse_args()
+    args.workers = args.workers or [5]
+    args.worker_class = args.worker_class or [BUFFERING]
+    args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
+    return args
+
+
+def _load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def _header(args) -> str:
+    return "\n".join(
+        [
+            "Receco under many connections",
+            f"  date      {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()} cores",
+            "  servers   gunicorn with gunicorn.conf.py (the image's: backlog, timeouts, access log to a file)",
+            f"  load      wrk, {args.connections} connections (timeout {WRK_TIMEOUT}); flat out, and paced with a"
+            f" random wait of mean {args.think_ms:g} ms between an answer and the next request",
+            f"  method    {args.rounds} rounds of {args.duration:g} s, the servers taking turns; median round shown",
+            f"  load avg  {_load_average()} at the start",
+        ]
+    )
+
+
+# -- servers -----------------------------------------------------------------------------
+
+
+@dataclass
+class ImageServer(Server):
+    access_log: Path = Path()
+
+
+def _serve(config: Config, port: int, env: dict, workdir: Path, nice: int = 0) -> ImageServer:
+    prefix = workdir / f"{config.workers}-{config.worker_class.rsplit('.', 1)[-1]}"
+    access_log, error_log = Path(f"{prefix}.access.log"), Path(f"{prefix}.error.log")
+    command = [
+        PYTHON, "-m", "gunicorn", "receco.wsgi:application",
+        "--config", str(ROOT / "gunicorn.conf.py"),
+        "--bind", f"127.0.0.1:{port}",
+        "--workers", str(config.workers),
+        "--worker-class", config.worker_class,
+        "--access-logfile", str(access_log),
+        "--error-logfile", str(error_log),
+    ]  # fmt: skip
+    env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}", DJANGO_LOG_LEVEL="WARNING")
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: os.nice(nice)) if nice else None,
+    )
+    return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log)
+
+
+def _statuses(access_log: Path) -> Counter:
+    """The answers of the server by status, from its access log."""
+    found = Counter()
+    if access_log.exists():
+        for line in access_log.read_bytes().splitlines():
+            match = _STATUS.search(line)
+            if match:
+                found[int(match.group(1))] += 1
+    return found
+
+
+# -- load --------------------------------------------------------------------------------
+
+
+def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds: float) -> Measure:
+    command = [
+        "wrk", "--threads", "2", "--connections", str(args.connections),
+        "--duration", f"{max(1, round(seconds))}s", "--timeout", WRK_TIMEOUT,
+        "--script", str(ROOT / "bench" / "wrk.lua"), url,
+    ]  # fmt: skip
+    env = dict(
+        os.environ,
+        BENCH_MODE=scenario.mode,
+        BENCH_REFS=str(scenario.refs or ""),
+        BENCH_AUTH=auth,
+        BENCH_RUN=os.urandom(4).hex(),
+        BENCH_BODY=_create_body(scenario),
+        BENCH_THINK_MS=str(think_ms),
+    )
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
+    line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
+    if done.returncode or line is None:
+        sys.exit(f"wrk failed:\n{done.stdout}{done.stderr}")
+    return measure_of(json.loads(line.removeprefix("BENCH_RESULT ")))
+
+
+def measure_of(data: dict) -> Measure:
+    """A Measure of wrk.lua's BENCH_RESULT figures."""
+    errors = {key: data[key] for key in SOCKET_ERRORS}
+    errors["non-2xx"] = data["status_errors"]
+    return Measure(
+        requests=data["requests"],
+        seconds=data["duration_us"] / 1e6,
+        p50_ms=data["p50_us"] / 1000,
+        p99_ms=data["p99_us"] / 1000,
+        max_ms=data["max_us"] / 1000,
+        errors=errors,
+    )
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def median_round(rounds: list[Measure]) -> Measure:
+    """The round of median throughput; its errors are the sum of every round's."""
+    chosen = sorted(rounds, key=lambda measure: measure.rps)[len(rounds) // 2]
+    total = Counter()
+    for measure in rounds:
+        total.update(measure.errors)
+    return Measure(chosen.requests, chosen.seconds, chosen.p50_ms, chosen.p99_ms, chosen.max_ms, dict(total))
+
+
+def error_text(errors: dict) -> str:
+    """``none``, or the kinds of failure that happened with their counts."""
+    failed = [f"{key.removesuffix('_errors').removesuffix('s')} {value}" for key, value in errors.items() if value]
+    return ", ".join(failed) if failed else "none"
+
+
+def status_text(statuses: Counter) -> str:
+    """The service's answers by status, e.g. ``200: 51,000; 503: 3``."""
+    return "; ".join(f"{status}: {count:,}" for status, count in sorted(statuses.items())) or "none logged"
+
+
+def verdicts(results: dict[tuple, list[Measure]], statuses: dict) -> list[tuple[bool, str]]:
+    """(met, text) per row and per server: no failure, p99 under the goal."""
+    checks = []
+    for (scenario, variant, config, shape), rounds in results.items():
+        row = median_round(rounds)
+        checks.append(
+            (
+                row.p99_ms < P99_GOAL_MS and not row.failed,
+                f"{config}, {scenario}, {variant}, {shape}: p99 {row.p99_ms:.0f} ms (< {P99_GOAL_MS} ms),"
+                f" failures: {error_text(row.errors)}",
+            )
+        )
+    for config, counted in statuses.items():
+        bad = sum(count for status, count in counted.items() if status >= 500)
+        checks.append((not bad, f"{config.name}: the service answered {bad} requests with 5xx"))
+    return checks
+
+
+def _report(args, results: dict[tuple, list[Measure]], statuses: dict, configs: list[Config]) -> None:
+    print(f"\n  {'':<58} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  failures (all rounds)")
+    for (scenario, variant, config, shape), rounds in results.items():
+        row = median_round(rounds)
+        label = f"{scenario}, {variant}, {config}, {shape}"
+        print(
+            f"  {label:<58} {row.rps:7.0f} {row.p50_ms:8.1f} {row.p99_ms:8.1f} {row.max_ms:8.1f}"
+            f"  {error_text(row.errors)}"
+        )
+    print("\n  the service's answers (access log)")
+    for config in configs:
+        print(f"    {config.name:<20} {status_text(statuses[config])}")
+    print(f"\n  load avg  {_load_average()} at the end\n\nGoals")
+    for ok, text in verdicts(results, statuses):
+        print(f"  {'met   ' if ok else 'MISSED'} {text}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The many-connections benchmark's report (bench/connections.py): every kind of failure
+is counted and named, and a row meets the goal only without any."""
+
+from collections import Counter
+
+from bench import connections
+
+
+def _wrk(requests, p99_us, **errors):
+    figures = {"connect_errors": 0, "read_errors": 0, "write_errors": 0, "timeouts": 0, "status_errors": 0}
+    figures.update(errors)
+    timing = {"requests": requests, "duration_us": 10_000_000, "p50_us": 20_000, "p99_us": p99_us, "max_us": 900_000}
+    return timing | figures
+
+
+def test_wrk_figures_become_a_measure_with_each_error_kind():
+    measure = connections.measure_of(_wrk(12_000, 85_000, read_errors=3, status_errors=2))
+    assert (measure.rps, measure.p50_ms, measure.p99_ms, measure.max_ms) == (1200, 20, 85, 900)
+    assert measure.errors == {"connect_errors": 0, "read_errors": 3, "write_errors": 0, "timeouts": 0, "non-2xx": 2}
+    assert measure.failed == 5
+
+
+def test_the_median_round_is_shown_with_the_errors_of_every_round():
+    rounds = [
+        connections.measure_of(_wrk(9_000, 150_000, timeouts=4)),
+        connections.measure_of(_wrk(12_000, 80_000)),
+        connections.measure_of(_wrk(11_000, 95_000, connect_errors=1)),
+    ]
+    row = connections.median_round(rounds)
+    assert (row.requests, row.p99_ms) == (11_000, 95)
+    assert connections.error_text(row.errors) == "connect 1, timeout 4"
+
+
+def test_a_row_without_failures_says_none():
+    assert connections.error_text(connections.measure_of(_wrk(1, 1)).errors) == "none"
+
+
+def test_a_row_meets_the_goal_only_under_100_ms_and_without_failures():
+    results = {
+        ("getReceipt by token", "anonymous", "5 buffering", "paced"): [connections.measure_of(_wrk(5000, 40_000))],
+        ("getReceipt by token", "anonymous", "5 buffering", "flat out"): [connections.measure_of(_wrk(9000, 140_000))],
+        ("a sale", "live key", "5 buffering", "paced"): [connections.measure_of(_wrk(4000, 30_000, read_errors=1))],
+    }
+    statuses = {connections.Config(5, connections.BUFFERING): Counter({200: 18_000, 503: 2})}
+    assert connections.verdicts(results, statuses) == [
+        (True, "5 buffering, getReceipt by token, anonymous, paced: p99 40 ms (< 100 ms), failures: none"),
+        (False, "5 buffering, getReceipt by token, anonymous, flat out: p99 140 ms (< 100 ms), failures: none"),
+        (False, "5 buffering, a sale, live key, paced: p99 30 ms (< 100 ms), failures: read 1"),
+        (False, "5 buffering: the service answered 2 requests with 5xx"),
+    ]
+
+
+def test_the_services_answers_are_read_from_its_access_log(tmp_path):
+    log = tmp_path / "access.log"
+    log.write_bytes(
+        b'127.0.0.1 "GET /api/trpc/getReceipt" 200 1234 3ms abc\n'
+        b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 200 99 5ms def\n'
+        b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 503 120 5001ms 012\n'
+    )
+    statuses = connections._statuses(log)
+    assert statuses == Counter({200: 2, 503: 1})
+    assert connections.status_text(statuses) == "200: 2; 503: 1"

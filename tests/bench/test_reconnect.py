@@ -1,0 +1,66 @@
+"""The reconnecting tills' benchmark (bench/reconnect.py): what the agents met is read from
+their logs by cause, and every goal is judged on what was counted."""
+
+from collections import Counter
+
+from bench import reconnect
+
+LOG = [
+    "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 50 sale(s) did not go through: The database is not"
+    " answering; try again in a few seconds",
+    "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 50 sale(s) did not go through: The service is busy;"
+    " try again in a few seconds",
+    "2026-11-26 10:30:01 WARNING receco_agent.agent: Upload of 1 sale(s) did not go through: no answer from"
+    " http://127.0.0.1:9/api/trpc/createReceiptFromPOS within 15 s",
+    "2026-11-26 10:30:02 WARNING receco_agent.agent: Upload of 1 sale(s) did not go through: cannot reach"
+    " http://127.0.0.1:9/api/trpc/createReceiptFromPOS: Connection refused",
+    "2026-11-26 10:30:03 WARNING receco_agent.agent: Upload of receipt rcpt_x did not go through: Rate limit"
+    " exceeded: at most 100 per second for this API key",
+    "2026-11-26 10:30:03 WARNING receco_agent.agent: Upload of 4 sale(s) did not go through: http://127.0.0.1:9/api"
+    " answered HTTP 502 without a Receco error body; check rececoApiUrl",
+    "2026-11-26 10:30:04 WARNING receco_agent.forwarder: Queue paused: 1 failure(s) in a row, next try in 1.4 s",
+]
+
+
+def test_uploads_that_did_not_go_through_are_counted_by_cause():
+    assert reconnect.not_through_causes(LOG) == Counter(
+        {"503": 2, "429": 1, "502": 1, "timeout": 1, "connection failed": 1}
+    )
+
+
+def _report(**changes):
+    report = {
+        "service": {"queued": 10_000, "stored": 10_000, "twice": 0, "missing": 0, "unknown": 0, "left": 0},
+        "pos_ms": [4.0] * 99 + [30.0],
+        "requests": Counter({200: 300, 503: 2}),
+        "calls": Counter({200: 10_000, 429: 40}),
+        "agents": Counter({"429": 40, "503": 2}),
+        "landed": 41.5,
+    }
+    report.update(changes)
+    return report
+
+
+def test_a_run_that_lands_everything_once_in_time_meets_every_goal_but_a_slow_pos():
+    assert reconnect.verdicts(_report(), 10_000) == [
+        (
+            True,
+            "exactly once: 10,000 sales confirmed in the queues (0 not), 10,000 receipts stored, 0 twice, 0 missing,"
+            " 0 unknown",
+        ),
+        (True, "the backlog of 10,000 landed in 41.5 s (< 60 s)"),
+        (False, "POS answers p99 30.0 ms (< 20 ms)"),
+        (True, "the service failed no request but with 503: none other 5xx"),
+        (True, "no connection failed or timed out: none"),
+    ]
+
+
+def test_a_500_a_reset_or_a_sale_stored_twice_is_a_miss():
+    service = {"queued": 10_000, "stored": 10_001, "twice": 1, "missing": 0, "unknown": 0, "left": 0}
+    verdicts = reconnect.verdicts(
+        _report(service=service, calls=Counter({200: 10_000, 500: 1}), agents=Counter({"connection failed": 3})),
+        10_000,
+    )
+    assert [met for met, _ in verdicts] == [False, True, False, False, False]
+    assert verdicts[3][1] == "the service failed no request but with 503: {500: 1} other 5xx"
+    assert verdicts[4][1] == "no connection failed or timed out: {'connection failed': 3}"
