@@ -176,6 +176,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--interleave", action="store_true", help="measure the receipt counts in the same rounds, taking turns"
     )
+    parser.add_argument(
+        "--no-signing",
+        action="store_true",
+        help="serve the project without a signing key (the log's hook idle): runs with and without it say"
+        " what signing costs a sale",
+    )
     args = parser.parse_args()
     args.receipts = args.receipts or [10_000, 1_000_000]
     args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
@@ -640,7 +646,7 @@ def _project_env(args, url: str, web_url: str) -> dict:
             "PYTHONPATH": str(ROOT),
         }
     )
-    keys = signing_keys()
+    keys = None if getattr(args, "no_signing", False) else signing_keys()
     if keys is not None:  # signing on, as in production: the log's hook runs on every sale
         env["RECECO_SIGNING_KEYS"] = keys
     return env
