@@ -38,6 +38,7 @@ GRACE_CHOICES = [
 @admin.register(Merchant)
 class MerchantAdmin(MerchantScopedAdmin):
     list_title = "Merchants"
+    change_title = "Shop details"
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}

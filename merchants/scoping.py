@@ -75,10 +75,16 @@ class MerchantScopedAdmin(admin.ModelAdmin):
     # The list page's heading in a shop owner's words ("API keys"), instead of Django's
     # "Select API key to change".
     list_title: str | None = None
+    # A record's heading likewise ("Shop details"), instead of "Change merchant".
+    change_title: str | None = None
 
     def changelist_view(self, request, extra_context=None):
         titled = {"title": self.list_title} if self.list_title else {}
         return super().changelist_view(request, {**titled, **(extra_context or {})})
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        titled = {"title": self.change_title} if self.change_title else {}
+        return super().change_view(request, object_id, form_url, {**titled, **(extra_context or {})})
 
     # A record's history in plain words, its times in its shop's time zone.
     object_history_template = "admin/history.html"

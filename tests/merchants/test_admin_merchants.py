@@ -193,6 +193,13 @@ def test_the_list_is_titled_in_plain_words(client, owner, merchant):
     assert "Select merchant to change" not in content
 
 
+def test_the_shops_page_is_titled_shop_details(client, owner, merchant):
+    client.force_login(owner)
+    content = client.get(_change(merchant)).content.decode()
+    assert "<h1>Shop details</h1>" in content
+    assert "Change merchant" not in content
+
+
 def test_an_owner_sets_the_receipt_number_prefix_in_capitals(client, owner, merchant):
     client.force_login(owner)
     page = client.get(_change(merchant)).content.decode()
