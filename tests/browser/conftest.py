@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
 from PIL import Image, ImageDraw
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests
@@ -117,3 +118,17 @@ def phone(browser, live_server, settings):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def wallets(settings, tmp_path, live_server):
+    """Apple and Google Wallet configured with a certificate chain and a service-account key
+    made for the test; the pass's chain and the Google key, to check what they sign."""
+    from tests.receipts.wallet.support import apple_chain, configure_apple, configure_google
+
+    chain = apple_chain(tmp_path / "apple")
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    configure_apple(settings, chain)
+    configure_google(settings, key)
+    settings.RECECO_GOOGLE_WALLET_ORIGINS = [live_server.url]
+    return chain, key

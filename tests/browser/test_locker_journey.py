@@ -16,7 +16,6 @@ import zipfile
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 from django.core.management import call_command
 from django.db import connection
 from playwright.sync_api import expect
@@ -34,7 +33,7 @@ from tests.browser.conftest import PHONE
 from tests.ledger.conftest import append
 from tests.ops.test_log_privacy import every_line  # noqa: F401 (the fixture)
 from tests.privacy.conftest import cache_dump, variants
-from tests.receipts.wallet.support import apple_chain, configure_apple, configure_google, openssl_verify
+from tests.receipts.wallet.support import openssl_verify
 from webhooks.endpoints import create_endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,16 +58,6 @@ def database_dump() -> str:
 
 def _found(text: str) -> list[str]:
     return [form for form in FORMS if form in text]
-
-
-@pytest.fixture
-def wallets(settings, tmp_path, live_server):
-    chain = apple_chain(tmp_path / "apple")
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    configure_apple(settings, chain)
-    configure_google(settings, key)
-    settings.RECECO_GOOGLE_WALLET_ORIGINS = [live_server.url]
-    return chain, key
 
 
 @pytest.fixture

@@ -5,24 +5,13 @@ import zipfile
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 from playwright.sync_api import expect
 
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE
-from tests.receipts.wallet.support import apple_chain, configure_apple, configure_google, openssl_verify
+from tests.receipts.wallet.support import openssl_verify
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def wallets(settings, tmp_path, live_server):
-    chain = apple_chain(tmp_path / "apple")
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    configure_apple(settings, chain)
-    configure_google(settings, key)
-    settings.RECECO_GOOGLE_WALLET_ORIGINS = [live_server.url]
-    return chain, key
 
 
 def test_the_buttons_at_phone_size(phone, live_server, receipt_factory, wallets, artifacts):
