@@ -1,7 +1,10 @@
 """The dashboard's navigation by a shop's tasks (Today, Find a sale, Receipts, Refunds,
 API keys, Webhooks, Team, Audit trail, Shop details), shown on every page in place of
 the admin's list of models. Each entry is shown only to users whose admin lets them
-see its page, so the bar never offers a door that answers 403."""
+see its page, so the bar never offers a door that answers 403.
+
+The breadcrumbs name a page's section as the bar does (``section``: the entry marked
+current; ``templates/admin/_breadcrumbs_section.html``), not by the admin's app."""
 
 from dataclasses import dataclass
 
@@ -17,6 +20,7 @@ class Task:
     label: str
     url: str
     current: bool
+    model: str = ""  # the model (``app.model``) whose list the entry opens; Today's none
 
 
 def _entry(site: AdminSite, request: HttpRequest, model_label: str):
@@ -33,11 +37,12 @@ def tasks(site: AdminSite, request: HttpRequest) -> list[Task]:
     if not site.has_permission(request):
         return []
     receipts = reverse(f"{site.name}:receipts_receipt_changelist")
-    found: list[tuple[str, str, str]] = [("Today", reverse(f"{site.name}:index"), "index")]
+    found: list[tuple[str, str, str, str]] = [("Today", reverse(f"{site.name}:index"), "index", "")]
     if _entry(site, request, "receipts.receipt"):
         # A code, an amount or a card's last four typed into the receipts list's search box.
-        found += [("Find a sale", f"{receipts}#searchbar", "find"), ("Receipts", receipts, "receipts")]
-        found += [("Refunds", f"{receipts}?type=refund", "refunds")]
+        found += [("Find a sale", f"{receipts}#searchbar", "find", "receipts.receipt")]
+        found += [("Receipts", receipts, "receipts", "receipts.receipt")]
+        found += [("Refunds", f"{receipts}?type=refund", "refunds", "receipts.receipt")]
     for label, model, name in [
         ("API keys", "merchants.apikey", "merchants_apikey_changelist"),
         ("Webhooks", "webhooks.endpoint", "webhooks_endpoint_changelist"),
@@ -45,31 +50,38 @@ def tasks(site: AdminSite, request: HttpRequest) -> list[Task]:
         ("Audit trail", "merchants.auditentry", "merchants_auditentry_changelist"),
     ]:
         if _entry(site, request, model):
-            found.append((label, reverse(f"{site.name}:{name}"), name))
+            found.append((label, reverse(f"{site.name}:{name}"), name, model))
     shop = _shop_details(site, request)
     if shop:
         found.append(shop)
     current = _current(request, found)
-    return [Task(label, url, key == current) for label, url, key in found]
+    return [Task(label, url, key == current, model) for label, url, key, model in found]
 
 
-def _shop_details(site: AdminSite, request: HttpRequest) -> tuple[str, str, str] | None:
+def section(entries: list[Task]) -> Task | None:
+    """The entry of the page shown, which its breadcrumbs name after Today (None on Today
+    and on pages of no entry, whose breadcrumbs keep the admin's app and model)."""
+    return next((task for task in entries if task.current and task.model), None)
+
+
+def _shop_details(site: AdminSite, request: HttpRequest) -> tuple[str, str, str, str] | None:
     if not _entry(site, request, "merchants.merchant"):
         return None
     ids = merchant_ids(request)
     if ids is not None and len(ids) == 1:
-        return ("Shop details", reverse(f"{site.name}:merchants_merchant_change", args=[ids[0]]), "shop")
+        url = reverse(f"{site.name}:merchants_merchant_change", args=[ids[0]])
+        return ("Shop details", url, "shop", "merchants.merchant")
     label = "Merchants" if ids is None else "Shops"
-    return (label, reverse(f"{site.name}:merchants_merchant_changelist"), "shop")
+    return (label, reverse(f"{site.name}:merchants_merchant_changelist"), "shop", "merchants.merchant")
 
 
-def _current(request: HttpRequest, found: list[tuple[str, str, str]]) -> str | None:
+def _current(request: HttpRequest, found: list[tuple[str, str, str, str]]) -> str | None:
     """Which entry the page belongs to: the longest path that starts the page's path."""
     path = request.path
     if path == reverse("admin:index"):
         return "index"
     best, length = None, 0
-    for _, url, key in found:
+    for _, url, key, _ in found:
         base = url.split("?", 1)[0].split("#", 1)[0]
         if key in ("index", "find") or not path.startswith(base) or len(base) <= length:
             continue

@@ -40,7 +40,8 @@ class DashboardSite(admin.AdminSite):
     enable_nav_sidebar = False
 
     def each_context(self, request: HttpRequest) -> dict:
-        return {**super().each_context(request), "tasks": navigation.tasks(self, request)}
+        tasks = navigation.tasks(self, request)
+        return {**super().each_context(request), "tasks": tasks, "section": navigation.section(tasks)}
 
     def has_permission(self, request: HttpRequest) -> bool:
         return super().has_permission(request) and not signin_views.second_step_pending(request)

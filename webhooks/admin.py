@@ -86,6 +86,14 @@ class _MerchantTimes:
         return dashboard_time(obj.next_attempt_at, self.zone_of(obj))
 
 
+class _Took:
+    """How long an attempt took, with its unit, as a shop owner reads it ("120 ms")."""
+
+    @admin.display(description="took", ordering="duration_ms")
+    def took(self, attempt):
+        return f"{attempt.duration_ms:,} ms"
+
+
 @admin.register(Endpoint)
 class EndpointAdmin(_MerchantTimes, MerchantScopedAdmin):
     owners_may_add = True
@@ -193,10 +201,10 @@ class EndpointAdmin(_MerchantTimes, MerchantScopedAdmin):
         return self._show_secret(request, endpoint, secret, "Signing secret rolled")
 
 
-class AttemptInline(_MerchantTimes, admin.TabularInline):
+class AttemptInline(_Took, _MerchantTimes, admin.TabularInline):
     model = Attempt
     template = "admin/webhooks/delivery/attempts.html"
-    fields = ["created", "succeeded", "status_code", "duration_ms", "error", "next_try"]
+    fields = ["created", "succeeded", "status_code", "took", "error", "next_try"]
     readonly_fields = fields
 
     def zone_of(self, attempt):
@@ -334,14 +342,14 @@ class DeliveryAdmin(_MerchantTimes, MerchantScopedAdmin):
 
 
 @admin.register(Attempt)
-class AttemptAdmin(_MerchantTimes, MerchantScopedAdmin):
+class AttemptAdmin(_Took, _MerchantTimes, MerchantScopedAdmin):
     merchant_path = "delivery__merchant"
     list_title = "Webhook attempts"
-    list_display = ["created", "delivery_link", "succeeded", "status_code", "duration_ms", "next_try"]
+    list_display = ["created", "delivery_link", "succeeded", "status_code", "took", "next_try"]
     list_display += ["error"]
     list_filter = ["succeeded"]
     list_select_related = ["delivery__merchant"]
-    fields = ["delivery_link", "created", "succeeded", "status_code", "duration_ms", "error", "next_try"]
+    fields = ["delivery_link", "created", "succeeded", "status_code", "took", "error", "next_try"]
     readonly_fields = fields
 
     def merchant_id_of(self, obj):

@@ -2,8 +2,6 @@
 and answers the reference's bytes, under a project with no middleware."""
 
 import json
-import threading
-from io import BytesIO
 from urllib.parse import quote
 
 import orjson
@@ -14,36 +12,17 @@ from django.test import RequestFactory
 from bench import reference
 from bench.floor import settings as floor_settings
 from bench.floor import urls, views
+from tests.bench.conftest import call
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def bare(monkeypatch):
-    """The bare reference's WSGI function, on the test database."""
-    db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    monkeypatch.setattr(reference, "_DATABASE_URL", url)
-    monkeypatch.setattr(reference, "_local", threading.local())
+def bare(reference_app, monkeypatch):
+    """The bare reference's WSGI function, on the test database, both registration caches fresh."""
     monkeypatch.setattr(reference, "_registrations", {})
     monkeypatch.setattr(views, "_registrations", {})
-    yield reference.application
-    opened = getattr(reference._local, "connection", None)
-    if opened is not None:
-        opened.close()
-
-
-def _bare(app, method: str, path: str, query: str = "", body: bytes = b"") -> tuple[str, bytes]:
-    answer = {}
-    environ = {
-        "REQUEST_METHOD": method,
-        "PATH_INFO": path,
-        "QUERY_STRING": query,
-        "CONTENT_LENGTH": str(len(body)),
-        "wsgi.input": BytesIO(body),
-    }
-    content = b"".join(app(environ, lambda status, headers: answer.update(status=status)))
-    return answer["status"], content
+    return reference_app
 
 
 def _get(reference_text: str) -> str:
@@ -64,7 +43,7 @@ def test_getreceipt_answers_the_references_bytes(bare, receipt_factory, by):
     tax = {"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}
     receipt = receipt_factory(tax_lines=[tax])
     query = _get(getattr(receipt, by).lower() if by == "short_code" else receipt.token)
-    status, expected = _bare(bare, "GET", "/api/trpc/getReceipt", query)
+    status, expected = call(bare, "GET", "/api/trpc/getReceipt", query)
     response = views.get_receipt(RequestFactory().get(f"/api/trpc/getReceipt?{query}"))
     assert status == "200 OK"
     assert response.status_code == 200
@@ -75,7 +54,7 @@ def test_getreceipt_answers_the_references_bytes(bare, receipt_factory, by):
 
 def test_an_unknown_receipt_is_the_references_404(bare):
     query = _get("ZZZZZ9")
-    status, expected = _bare(bare, "GET", "/api/trpc/getReceipt", query)
+    status, expected = call(bare, "GET", "/api/trpc/getReceipt", query)
     response = views.get_receipt(RequestFactory().get(f"/api/trpc/getReceipt?{query}"))
     assert (status, response.status_code) == ("404 Not Found", 404)
     assert response.content == expected == b'{"error":{"message":"Receipt not found"}}'
@@ -91,7 +70,7 @@ def test_a_sale_is_stored_and_answered_as_the_reference_does(bare, sale):
     """The same row but for what is the sale's own (its id, token, short code, number and
     the fingerprint of its body), and the same answer's bytes."""
     first = {**sale, "token": "rcpt_bare0001_aaaaaa", "short_code": None}
-    status, bare_answer = _bare(bare, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(first).encode())
+    status, bare_answer = call(bare, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(first).encode())
     second = {**sale, "token": "rcpt_floor001_bbbbbb", "short_code": None}
     request = RequestFactory().post(
         "/api/trpc/createReceiptFromPOS", json.dumps(second).encode(), content_type="application/json"
@@ -114,7 +93,7 @@ def test_a_sale_is_stored_and_answered_as_the_reference_does(bare, sale):
 
 def test_a_used_token_is_the_references_409(bare, sale):
     body = json.dumps({**sale, "short_code": None}).encode()
-    _bare(bare, "POST", "/api/trpc/createReceiptFromPOS", body=body)
+    call(bare, "POST", "/api/trpc/createReceiptFromPOS", body=body)
     response = views.create_receipt(
         RequestFactory().post("/api/trpc/createReceiptFromPOS", body, content_type="application/json")
     )
@@ -123,7 +102,7 @@ def test_a_used_token_is_the_references_409(bare, sale):
 
 
 def test_a_taken_short_code_is_drawn_again(bare, sale):
-    _bare(bare, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
+    call(bare, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
     again = {**sale, "token": "rcpt_floor002_cccccc"}  # the same requested short code
     response = views.create_receipt(
         RequestFactory().post("/api/trpc/createReceiptFromPOS", json.dumps(again), content_type="application/json")

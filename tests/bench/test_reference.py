@@ -2,48 +2,26 @@
 the receipt the service reads and stores a sale the service can read back."""
 
 import json
-import threading
-from io import BytesIO
 from urllib.parse import quote
 
 import orjson
 import pytest
-from django.db import connection
 
-from bench import reference
+from tests.bench.conftest import call
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def app(monkeypatch):
-    db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    monkeypatch.setattr(reference, "_DATABASE_URL", url)
-    monkeypatch.setattr(reference, "_local", threading.local())
-    yield reference.application
-    opened = getattr(reference._local, "connection", None)
-    if opened is not None:
-        opened.close()
-
-
 def _call(app, method: str, path: str, query: str = "", body: bytes = b"") -> tuple[str, dict]:
-    answer = {}
-    environ = {
-        "REQUEST_METHOD": method,
-        "PATH_INFO": path,
-        "QUERY_STRING": query,
-        "CONTENT_LENGTH": str(len(body)),
-        "wsgi.input": BytesIO(body),
-    }
-    content = b"".join(app(environ, lambda status, headers: answer.update(status=status)))
-    return answer["status"], orjson.loads(content)
+    """The status line and the body, read as JSON."""
+    status, content = call(app, method, path, query, body)
+    return status, orjson.loads(content)
 
 
-def test_it_reads_the_receipt_the_service_reads(app, api, receipt_factory):
+def test_it_reads_the_receipt_the_service_reads(reference_app, api, receipt_factory):
     receipt = receipt_factory()
     query = "input=" + quote(json.dumps({"token": f" {receipt.short_code.lower()} "}))
-    status, body = _call(app, "GET", "/api/trpc/getReceipt", query)
+    status, body = _call(reference_app, "GET", "/api/trpc/getReceipt", query)
     assert status == "200 OK"
     served = api.get("getReceipt", {"token": receipt.token})[1]["result"]["data"]
     data = body["result"]["data"]
@@ -54,8 +32,8 @@ def test_it_reads_the_receipt_the_service_reads(app, api, receipt_factory):
         assert data[field] == served[field]
 
 
-def test_it_stores_a_sale_the_service_reads(app, api, sale):
-    status, body = _call(app, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
+def test_it_stores_a_sale_the_service_reads(reference_app, api, sale):
+    status, body = _call(reference_app, "POST", "/api/trpc/createReceiptFromPOS", body=json.dumps(sale).encode())
     assert status == "200 OK"
     created = body["result"]["data"]
     assert set(created) == {"id", "token", "short_code", "receipt_url"}
@@ -64,16 +42,16 @@ def test_it_stores_a_sale_the_service_reads(app, api, sale):
     assert served["total_amount"] == sale["total_amount"]
 
 
-def test_it_numbers_a_sale_as_the_service_does(app, api, sale, receipt_factory):
+def test_it_numbers_a_sale_as_the_service_does(reference_app, api, sale, receipt_factory):
     """The yardstick does the work the service does: the next number of the merchant's series."""
     first = receipt_factory(token="rcpt_service01_aaaaaa", short_code=None)
     body = json.dumps({**sale, "token": "rcpt_referenc_bbbbbb", "short_code": None}).encode()
-    status, answer = _call(app, "POST", "/api/trpc/createReceiptFromPOS", body=body)
+    status, answer = _call(reference_app, "POST", "/api/trpc/createReceiptFromPOS", body=body)
     assert status == "200 OK"
     served = api.get("getReceipt", {"token": answer["result"]["data"]["token"]})[1]["result"]["data"]
     assert served["receipt_number"] == first.receipt_number.replace("-000001", "-000002")
 
 
-def test_an_unknown_receipt_is_a_404(app):
-    status, _ = _call(app, "GET", "/api/trpc/getReceipt", "input=" + quote('{"token": "ZZZZZ9"}'))
+def test_an_unknown_receipt_is_a_404(reference_app):
+    status, _ = _call(reference_app, "GET", "/api/trpc/getReceipt", "input=" + quote('{"token": "ZZZZZ9"}'))
     assert status == "404 Not Found"

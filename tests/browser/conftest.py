@@ -79,6 +79,30 @@ def logo_png() -> bytes:
     return buffer.getvalue()
 
 
+LOGO_URL = "https://cdn.example.com/mama-put.png"  # the merchant fixture's logo
+
+
+def serve_from_here(target, origin: str, external: list[str]) -> None:
+    """Let a page or a browser context fetch from ``origin`` and ``data:`` URLs, and the
+    merchant's logo from its CDN (no test reaches the internet: logo_png() answers for
+    it); refuse anything else. What it fetched or tried to fetch elsewhere goes into
+    ``external``."""
+    logo = logo_png()
+
+    def route(route):
+        url = route.request.url
+        if url.startswith(origin) or url.startswith("data:"):
+            route.continue_()
+        elif url == LOGO_URL:
+            external.append(url)
+            route.fulfill(status=200, content_type="image/png", body=logo)
+        else:
+            external.append(url)
+            route.abort()
+
+    target.route("**/*", route)
+
+
 class Visit:
     """A phone-sized page that records what it fetched from elsewhere and what it complained about."""
 
@@ -88,20 +112,7 @@ class Visit:
         self.console = []
         self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
         self.page.on("pageerror", lambda error: self.console.append(f"pageerror: {error}"))
-        logo = logo_png()
-
-        def route(route):
-            url = route.request.url
-            if url.startswith(origin) or url.startswith("data:"):
-                route.continue_()
-            elif url == "https://cdn.example.com/mama-put.png":
-                self.external.append(url)
-                route.fulfill(status=200, content_type="image/png", body=logo)
-            else:
-                self.external.append(url)
-                route.abort()
-
-        self.page.route("**/*", route)
+        serve_from_here(self.page, origin, self.external)
 
 
 @pytest.fixture

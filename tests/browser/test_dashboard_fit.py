@@ -1,15 +1,16 @@
 """Every page of the dashboard fits the screen, with realistic data: hundreds of sales,
 long names, every status. At 1280x800 and at 360x740 no page scrolls sideways, no list
 clips a column (its table scrolls inside nothing either), the cells that matter are on
-the screen, dates stay on one line, and axe-core finds nothing. Phone screenshots of
-every page are kept in test-artifacts/."""
+the screen, dates stay on one line, every image loads (the merchant's logo on a sale's
+customer sheet included), and axe-core finds nothing. Phone screenshots of every page
+are kept in test-artifacts/."""
 
 from datetime import timedelta
 
 import pytest
 
 from tests.browser.accessibility import violations
-from tests.browser.conftest import PHONE
+from tests.browser.conftest import PHONE, serve_from_here
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,6 +121,7 @@ def screen(request, browser, live_server, settings):
     context = browser.new_context(
         viewport=size, device_scale_factor=2 if phone else 1, is_mobile=phone, has_touch=phone
     )
+    serve_from_here(context, live_server.url, [])  # the merchant's logo, as its CDN would
     page = context.new_page()
     yield page, size
     context.close()
@@ -139,6 +141,15 @@ def _problems(page, size, name, key_cells) -> list[str]:
             .map(el => `${el.tagName.toLowerCase()}.${el.className} scrolls: ${el.scrollWidth} > ${el.clientWidth}`)"""
     )
     found += [f"{name}: {line}" for line in clipped]
+    # Every image, in shadow roots too (a sale's customer sheet), once it has loaded or failed.
+    broken = page.locator("img").evaluate_all(
+        """(images) => Promise.all(images.map(image => image.complete ? image : new Promise(done => {
+                image.addEventListener("load", () => done(image));
+                image.addEventListener("error", () => done(image));
+            }))).then(all => all.filter(image => !(image.naturalWidth > 0))
+                .map(image => image.currentSrc || image.src))"""
+    )
+    found += [f"{name}: the image {source} did not load" for source in broken]
     for field in key_cells:
         outside = page.evaluate(
             """([field, width]) => [

@@ -7,14 +7,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from messaging import sms
 from receipts.models import Receipt
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE
+from tests.browser.locker import NUMBER, ask_for_a_code, enter_the_code, texted_code
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-NUMBER = "+2348031234567"
 
 
 @pytest.fixture
@@ -42,33 +40,24 @@ def two_shops(merchant, other_merchant, sale):
     return mama, corner
 
 
-def _texted_code() -> str:
-    codes = [re.match(r"(\d{6}) is your Receco code", m.body) for m in sms.outbox if m.to == NUMBER]
-    return [found[1] for found in codes if found][-1]
-
-
 def test_signing_in_by_text_message_shows_both_shops_receipts(audit, phone, live_server, two_shops):
     mama, corner = two_shops
     page, url = audit.page, live_server.url
 
     audit.visit(f"{url}/app/my", "locker-signin")
     expect(page.get_by_role("heading", level=1)).to_have_text("Your receipts")
-    page.get_by_label("Mobile number or email address").fill("0803 123 4567")
-    page.get_by_role("button", name="Continue").click()
-    page.wait_for_url(f"{url}/app/my/code")
+    ask_for_a_code(page, url)
     expect(page.get_by_text("If a shop sent a receipt to +234*******67")).to_be_visible()
     audit.check("locker-code")
-    code = _texted_code()
+    code = texted_code()
 
     wrong = f"{(int(code) + 1) % 1_000_000:06d}"
-    page.get_by_label("Code").fill(wrong)
-    page.get_by_role("button", name="Sign in").click()
+    enter_the_code(page, wrong)
     expect(page.get_by_role("alert")).to_have_text("That code is not right. 4 tries left.")
     expect(page.get_by_label("Code")).to_be_focused()
     audit.check("locker-code-wrong")
 
-    page.get_by_label("Code").fill(code)
-    page.get_by_role("button", name="Sign in").click()
+    enter_the_code(page, code)
     page.wait_for_url(f"{url}/app/my")
     entries = page.locator(".locker-list > li")
     expect(entries).to_have_count(2)

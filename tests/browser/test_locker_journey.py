@@ -30,6 +30,7 @@ from receco.lib import signingkeys
 from receipts.models import Receipt
 from tests.browser.accessibility import Audit
 from tests.browser.conftest import PHONE
+from tests.browser.locker import NUMBER, sign_in_by_code
 from tests.ledger.conftest import append
 from tests.ops.test_log_privacy import every_line  # noqa: F401 (the fixture)
 from tests.privacy.conftest import cache_dump, variants
@@ -38,7 +39,6 @@ from webhooks.endpoints import create_endpoint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-NUMBER = "+2348031234567"
 # Its forms that would give it away: E.164, without "+", national, without the country code.
 FORMS = sorted(variants(NUMBER))
 
@@ -87,13 +87,6 @@ def two_shops(merchant, other_merchant, sale, receiver, local_receivers):
     return mama, made, corner
 
 
-def _texted_code() -> str:
-    import re
-
-    codes = [re.match(r"(\d{6}) is your Receco code", m.body) for m in sms.outbox if m.to == NUMBER]
-    return [found[1] for found in codes if found][-1]
-
-
 def _verified(document: dict, keys: dict) -> str:
     """The short code of an ORF file that receco-verify's checks pass: signature, trust,
     checkpoint, inclusion. Raises VerificationError otherwise."""
@@ -123,12 +116,7 @@ def test_two_shops_one_number_sign_in_wallet_download_erase_and_nothing_left(
 
     # Sign in with the texted code.
     audit.visit(f"{url}/app/my", "journey-signin")
-    page.get_by_label("Mobile number or email address").fill("0803 123 4567")
-    page.get_by_role("button", name="Continue").click()
-    page.wait_for_url(f"{url}/app/my/code")
-    page.get_by_label("Code").fill(_texted_code())
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{url}/app/my")
+    sign_in_by_code(page, url)
     entries = page.locator(".locker-list > li")
     expect(entries).to_have_count(2)
     expect(entries.nth(0)).to_contain_text("Corner Shop")

@@ -71,3 +71,78 @@ def test_the_page_shown_is_marked(client, owner, merchant, url, current):
 
 def test_signing_in_shows_no_navigation(client, db):
     assert '<nav class="tasks"' not in client.get("/admin/login/").content.decode()
+
+
+def _breadcrumbs(html: str) -> list[tuple[str, str | None]]:
+    """Each crumb's text and link (None for the page itself, the last)."""
+    trail = re.search(r'<div class="breadcrumbs">(.*?)</div>', html, re.S)
+    assert trail, "no breadcrumbs on the page"
+    crumbs = []
+    for part in trail.group(1).split("&rsaquo;"):
+        link = re.search(r'<a href="([^"]+)">([^<]+)</a>', part)
+        crumbs.append((link[2], link[1]) if link else (" ".join(part.split()), None))
+    return crumbs
+
+
+def test_a_record_pages_breadcrumbs_name_its_section_as_the_bar_does(client, owner, receipt_factory):
+    receipt = receipt_factory()
+    client.force_login(owner)
+    response = client.get(f"/admin/receipts/receipt/{receipt.pk}/change/")
+    assert response.status_code == 200
+    assert _breadcrumbs(response.content.decode()) == [
+        ("Today", "/admin/"),
+        ("Receipts", "/admin/receipts/receipt/"),
+        ("K7P2QX Mama Put Kitchen", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "crumbs"),
+    [
+        ("/admin/receipts/receipt/", [("Today", "/admin/"), ("Receipts", None)]),
+        ("/admin/receipts/receipt/?type=refund", [("Today", "/admin/"), ("Refunds", None)]),
+        ("/admin/merchants/apikey/", [("Today", "/admin/"), ("API keys", None)]),
+        (
+            "/admin/webhooks/attempt/",
+            [("Today", "/admin/"), ("Webhooks", "/admin/webhooks/endpoint/"), ("Webhook attempts", None)],
+        ),
+        (
+            "/admin/merchants/invitation/",
+            [("Today", "/admin/"), ("Team", "/admin/merchants/merchantmembership/"), ("Invitations", None)],
+        ),
+    ],
+)
+def test_a_list_pages_breadcrumbs_name_its_section_as_the_bar_does(client, owner, url, crumbs):
+    client.force_login(owner)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert _breadcrumbs(response.content.decode()) == crumbs
+
+
+def test_a_shops_own_pages_are_under_its_details(client, owner, merchant):
+    client.force_login(owner)
+    details = f"/admin/merchants/merchant/{merchant.pk}/change/"
+    page = client.get(details).content.decode()
+    assert _breadcrumbs(page) == [
+        ("Today", "/admin/"),
+        ("Shop details", details),
+        ("Mama Put Kitchen (mama-put)", None),
+    ]
+    usage = client.get(f"/admin/merchants/merchant/{merchant.pk}/usage/").content.decode()
+    assert _breadcrumbs(usage) == [
+        ("Today", "/admin/"),
+        ("Shop details", details),
+        ("Mama Put Kitchen (mama-put)", details),
+        ("Usage", None),
+    ]
+
+
+def test_a_page_of_no_section_keeps_the_admins_app_and_model(client, superuser):
+    client.force_login(superuser)
+    response = client.get("/admin/messaging/delivery/")
+    assert response.status_code == 200
+    assert _breadcrumbs(response.content.decode()) == [
+        ("Today", "/admin/"),
+        ("Messages", "/admin/messaging/"),
+        ("Deliveries", None),
+    ]

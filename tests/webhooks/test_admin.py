@@ -144,10 +144,26 @@ class TestManaging:
     def test_the_delivery_page_lists_its_attempts(self, client, owner, endpoint, sent, merchant, sale, receiver):
         receiver.answers = [503]
         sent(create_receipt, merchant, validate_sale(sale))
+        Attempt.objects.update(duration_ms=1250)
         client.force_login(owner)
         content = client.get(f"{DELIVERIES}{Delivery.objects.get().pk}/change/").content.decode()
-        for text in ["answered HTTP 503", "503", "Duration (ms)", "Next try", "Failed, will retry"]:
+        took = ['<th scope="col">Took</th>', "Took: </span>1,250 ms</td>"]
+        for text in ["answered HTTP 503", "503", *took, "Next try", "Failed, will retry"]:
             assert text in content, text
+        assert "Duration" not in content
+
+    def test_the_attempts_say_how_long_each_took_with_its_unit(self, client, owner, endpoint, sent, merchant, sale):
+        sent(create_receipt, merchant, validate_sale(sale))
+        attempt = Attempt.objects.get()
+        Attempt.objects.filter(pk=attempt.pk).update(duration_ms=120)
+        client.force_login(owner)
+        listed = client.get(ATTEMPTS).content.decode()
+        header = r'<th scope="col" class="sortable column-took">\s*<div class="text"><a href="[^"]+">Took</a>'
+        assert re.search(header, listed)
+        assert '<td class="field-took">120 ms</td>' in listed
+        shown = client.get(f"{ATTEMPTS}{attempt.pk}/change/").content.decode()
+        assert re.search(r"<label>Took:</label>\s*<div class=\"readonly\">120 ms</div>", shown)
+        assert "Duration" not in listed + shown
 
     def test_re_enabling_clears_the_reason(self, client, owner, endpoint):
         Endpoint.objects.filter(pk=endpoint.pk).update(enabled=False, disabled_reason="Disabled: failing")
