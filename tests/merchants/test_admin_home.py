@@ -100,3 +100,11 @@ def test_the_list_of_every_page_is_folded_away(client, owner):
     html = client.get("/admin/").content.decode()
     assert '<details class="every-page">' in html
     assert "Recent actions" not in html
+
+
+def test_its_pages_name_an_empty_icon_so_browsers_ask_for_no_favicon(client, owner):
+    # Without a link of its own, every new browser window asks for /favicon.ico and logs a 404.
+    icon = '<link rel="icon" href="data:,">'
+    assert icon in client.get("/admin/login/").content.decode()
+    client.force_login(owner)
+    assert icon in client.get("/admin/").content.decode()
