@@ -12,9 +12,9 @@ count) is answered 503 with Retry-After rather than served: its client has given
 is about to, and a crowd told to come back later backs off (the agent with jitter)
 instead of timing out and sending again. Each whole request is then served as the sync
 worker serves one (one at a time per process, the connection closed after the answer),
-from the bytes read: the application never waits for a client. After the answer the rest of what the client
-sends is drained in the event loop, not by the worker, so that closing never resets
-the connection before the client has read the answer.
+from the bytes read: the application never waits for a client. After the answer the
+rest of what the client sends is drained in the event loop, not by the worker, so that
+closing never resets the connection before the client has read the answer.
 
 gunicorn answers some requests before Django sees them: a request line or a header over
 its limits, a malformed Content-Length or chunk, a bad HTTP version. Its page for them
@@ -302,7 +302,7 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
             if exc.errno != errno.EINTR:
                 raise
             return
-        seen = time.monotonic()  # what is readable now has waited for this worker from now at least
+        seen = time.monotonic()  # what is readable has waited for this worker since now at least
         for key, _ in events:
             target = key.data
             if target is None:
