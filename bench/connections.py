@@ -29,10 +29,13 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -61,6 +64,8 @@ WRK_TIMEOUT = "5s"
 SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeouts")
 # gunicorn.conf.py's access line: host "METHOD path" status bytes ...
 _STATUS = re.compile(rb'" (\d{3}) ')
+# receco.lib.gunicorn_workers' line for the requests it shed
+_SHED = re.compile(rb"Busy: answered 503 to (\d+) request")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ class Measure:
     p99_ms: float = 0.0
     max_ms: float = 0.0
     errors: dict = field(default_factory=dict)  # wrk's: connect, read, write, timeout, non-2xx
+    served_ms: list = field(default_factory=list)  # the access log's %(M)s: each request's time in a worker
+    waits: Counter = field(default_factory=Counter)  # --waits: PostgreSQL backends' samples by wait event
 
     @property
     def rps(self) -> float:
@@ -114,15 +121,22 @@ def main() -> None:
             for server in servers.values():
                 _check_answer(server.url, scenario, auth)
                 _wrk(args, server.url, scenario, auth, 0, args.warmup)
+            # Sales: one series (no till named), and with --tills each naming one of that many.
+            tills = [0] + ([args.tills] if args.tills and scenario.mode == "create" else [])
             for index in range(args.rounds):
                 order = configs[index % len(configs) :] + configs[: index % len(configs)]
-                for config, (shape, think) in itertools.product(order, shapes):
-                    measure = _wrk(args, servers[config].url, scenario, auth, think, args.duration)
-                    results.setdefault((scenario.name, variant.name, config.name, shape), []).append(measure)
-        statuses = {config: _statuses(servers[config].access_log) for config in configs}
+                for config, (shape, think), count in itertools.product(order, shapes, tills):
+                    logged = _size(servers[config].access_log)
+                    with _sampling(url if args.waits else None) as waits:
+                        measure = _wrk(args, servers[config].url, scenario, auth, think, args.duration, count)
+                    measure.waits = waits
+                    measure.served_ms = _served_ms(servers[config].access_log, logged)
+                    name = f"{variant.name}, {count} tills" if count else variant.name
+                    results.setdefault((scenario.name, name, config.name, shape), []).append(measure)
     finally:
         for server in servers.values():
             _stop(server)
+    statuses = {config: _statuses(servers[config]) for config in configs}
     _report(args, results, statuses, configs)
 
 
@@ -151,6 +165,17 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--database-prefix", default="receco_bench", help="as bench/run.py's: <prefix>_10k")
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
     parser.add_argument("--port", type=int, default=8751, help="the first server's port; the others the next ones")
+    parser.add_argument(
+        "--tills",
+        type=int,
+        default=0,
+        help="sales measured also with each naming one of this many tills (its own number series)",
+    )
+    parser.add_argument(
+        "--waits",
+        action="store_true",
+        help="sample PostgreSQL's backends (pg_stat_activity) every 5 ms while measuring; show their wait events",
+    )
     args = parser.parse_args()
     args.workers = args.workers or [5]
     args.worker_class = args.worker_class or [BUFFERING]
@@ -208,21 +233,80 @@ def _serve(config: Config, port: int, env: dict, workdir: Path, nice: int = 0) -
     return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log)
 
 
-def _statuses(access_log: Path) -> Counter:
-    """The answers of the server by status, from its access log."""
+def _statuses(server: ImageServer) -> Counter:
+    """The answers of the server by status, from its access log, and the requests it shed
+    (503, said only in its error log: they are answered before any worker serves them).
+    Read once the server has stopped: a worker says its last ones as it exits."""
     found = Counter()
-    if access_log.exists():
-        for line in access_log.read_bytes().splitlines():
+    if server.access_log.exists():
+        for line in server.access_log.read_bytes().splitlines():
             match = _STATUS.search(line)
             if match:
                 found[int(match.group(1))] += 1
-    return found
+    if server.log.exists():
+        found[503] += sum(int(count) for count in _SHED.findall(server.log.read_bytes()))
+    return +found
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+_SERVED = re.compile(rb" (\d+)ms ")
+
+
+def _served_ms(access_log: Path, start: int) -> list[int]:
+    """Each request's time in its worker (the access line's %(M)s, ms), of the lines
+    written after ``start`` bytes: the service's own share of wrk's latency."""
+    if not access_log.exists():
+        return []
+    with access_log.open("rb") as log:
+        log.seek(start)
+        return [int(match.group(1)) for line in log if (match := _SERVED.search(line))]
+
+
+class _Sampler(threading.Thread):
+    """Samples the benchmark database's active backends every 5 ms: what each waits on
+    (pg_stat_activity's wait_event_type:wait_event; ``CPU`` when it waits on nothing)."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url, self.found, self.stop = url, Counter(), threading.Event()
+
+    def run(self) -> None:
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            query = (
+                "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity"
+                " WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()"
+            )
+            while not self.stop.wait(0.005):
+                self.found["samples"] += 1
+                self.found.update(row[0] for row in connection.execute(query))
+
+
+class _sampling:
+    """``with _sampling(url) as waits``: waits is filled in when the block ends (nothing
+    without a url)."""
+
+    def __init__(self, url: str | None):
+        self.waits, self.sampler = Counter(), _Sampler(url) if url else None
+
+    def __enter__(self) -> Counter:
+        if self.sampler:
+            self.sampler.start()
+        return self.waits
+
+    def __exit__(self, *exc) -> None:
+        if self.sampler:
+            self.sampler.stop.set()
+            self.sampler.join()
+            self.waits.update(self.sampler.found)
 
 
 # -- load --------------------------------------------------------------------------------
 
 
-def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds: float) -> Measure:
+def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds: float, tills: int = 0) -> Measure:
     command = [
         "wrk", "--threads", "2", "--connections", str(args.connections),
         "--duration", f"{max(1, round(seconds))}s", "--timeout", WRK_TIMEOUT,
@@ -236,6 +320,7 @@ def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds
         BENCH_RUN=os.urandom(4).hex(),
         BENCH_BODY=_create_body(scenario),
         BENCH_THINK_MS=str(think_ms),
+        BENCH_TILLS=str(tills),
     )
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
     line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
@@ -267,7 +352,25 @@ def median_round(rounds: list[Measure]) -> Measure:
     total = Counter()
     for measure in rounds:
         total.update(measure.errors)
-    return Measure(chosen.requests, chosen.seconds, chosen.p50_ms, chosen.p99_ms, chosen.max_ms, dict(total))
+    return Measure(
+        chosen.requests, chosen.seconds, chosen.p50_ms, chosen.p99_ms, chosen.max_ms, dict(total),
+        chosen.served_ms, chosen.waits,
+    )  # fmt: skip
+
+
+def percentile(values: list, share: float) -> float:
+    """The value under which ``share`` of ``values`` lie (nearest rank); 0 for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def waits_text(waits: Counter) -> str:
+    """The backends' waits as average backends per sample: ``CPU 1.20, Lock:transactionid 2.10``."""
+    samples = waits.get("samples", 0)
+    if not samples:
+        return ""
+    found = [(name, count / samples) for name, count in waits.most_common() if name != "samples"]
+    return ", ".join(f"{name} {share:.2f}" for name, share in found[:5]) or "idle"
 
 
 def error_text(errors: dict) -> str:
@@ -308,6 +411,13 @@ def _report(args, results: dict[tuple, list[Measure]], statuses: dict, configs: 
             f"  {label:<58} {row.rps:7.0f} {row.p50_ms:8.1f} {row.p99_ms:8.1f} {row.max_ms:8.1f}"
             f"  {error_text(row.errors)}"
         )
+        if row.served_ms:
+            print(
+                f"    in a worker (access log %(M)s): p50 {percentile(row.served_ms, 0.5):.0f} ms,"
+                f" p99 {percentile(row.served_ms, 0.99):.0f} ms, max {max(row.served_ms)} ms"
+            )
+        if row.waits:
+            print(f"    PostgreSQL backends (average active per sample): {waits_text(row.waits)}")
     print("\n  the service's answers (access log)")
     for config in configs:
         print(f"    {config.name:<20} {status_text(statuses[config])}")

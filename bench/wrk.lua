@@ -4,6 +4,8 @@
 --   BENCH_AUTH   the Authorization header value, or empty for anonymous calls
 --   BENCH_RUN    a prefix unique to this run, so created tokens never repeat across runs
 --   BENCH_BODY   (create) the JSON body, with TOKEN where the fresh token goes
+--   BENCH_TILLS  (create) when set and above 0, each sale names one of this many tills
+--                at random (terminal_id "T1".."Tn"), each numbered in its own series
 --   BENCH_THINK_MS  when set and above 0, each connection waits a random time (mean this
 --                many ms) between an answer and its next request, as a crowd of clients
 --                does; wrk's latency does not count the wait
@@ -15,6 +17,7 @@ local run = os.getenv("BENCH_RUN") or "x"
 local body_template = os.getenv("BENCH_BODY") or ""
 
 local think_ms = tonumber(os.getenv("BENCH_THINK_MS") or "0") or 0
+local tills = tonumber(os.getenv("BENCH_TILLS") or "0") or 0
 
 local thread_count = 0
 local threads = {}
@@ -57,6 +60,9 @@ function request()
   end
   counter = counter + 1
   local token = "b" .. run .. "t" .. tid .. "n" .. counter
+  if tills > 0 then  -- the token's string ends, the till's begins
+    token = token .. '","terminal_id":"T' .. math.random(tills)
+  end
   return wrk.format("POST", "/api/trpc/createReceiptFromPOS", headers, body_head .. token .. body_tail)
 end
 

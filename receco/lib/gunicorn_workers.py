@@ -6,15 +6,15 @@ serves, so four clients sending a byte every five seconds held every worker unti
 gunicorn killed them (slowloris). Here such a client holds only a socket; its request
 must arrive whole within RECECO_REQUEST_READ_SECONDS (10) or it is answered 408; a body
 over RECECO_MAX_BODY_BYTES is not waited for (the application refuses it, 413, from
-what arrived). A request that waited more than RECECO_QUEUE_SECONDS (5) for its worker,
-from the moment it arrived (in the listen queue too), is answered 503 with Retry-After rather than served: its
-client has given up or is about to, and a crowd told to come back later backs off (the
-agent with jitter) instead of timing out and sending again. Each whole request is then
-served as the sync worker serves one (one at a time per process, the connection closed
-after the answer), from the bytes read: the
-application never waits for a client. After the answer the rest of what the client
-sends is drained in the event loop, not by the worker, so that closing never resets
-the connection before the client has read the answer.
+what arrived). A request that waited more than RECECO_QUEUE_SECONDS (5) for its worker
+once it had arrived whole (in the listen queue too; a client's own slow sending does not
+count) is answered 503 with Retry-After rather than served: its client has given up or
+is about to, and a crowd told to come back later backs off (the agent with jitter)
+instead of timing out and sending again. Each whole request is then served as the sync
+worker serves one (one at a time per process, the connection closed after the answer),
+from the bytes read: the application never waits for a client. After the answer the
+rest of what the client sends is drained in the event loop, not by the worker, so that
+closing never resets the connection before the client has read the answer.
 
 gunicorn answers some requests before Django sees them: a request line or a header over
 its limits, a malformed Content-Length or chunk, a bad HTTP version. Its page for them
@@ -149,8 +149,10 @@ class _Reading:
     listener: socket.socket
     incoming: Incoming
     deadline: float
-    accepted: float = 0.0  # monotonic
-    arrived: float | None = None  # wall clock: when the kernel received its first bytes
+    # When the request's last bytes so far came: wall clock, as the kernel stamped them
+    # (0.0 when it did not), and monotonic, as the worker's loop first saw them readable.
+    stamped: float = 0.0
+    seen: float = 0.0
     continued: bool = False  # "100 Continue" sent
 
 
@@ -182,9 +184,24 @@ def _limits() -> tuple[float, int, float]:
     )
 
 
+def _shed_counter():
+    """What counts a request shed in the metrics (receco.ops.metrics, RECECO_METRICS); None
+    for an application without the settings (the benchmark's bare reference)."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return None
+    from receco.ops import metrics  # once the application is loaded: PROMETHEUS_MULTIPROC_DIR is set
+
+    return metrics.requests_shed
+
+
 # The kernel stamps what arrives on a socket with the time it came (SO_TIMESTAMP, which
-# accepted sockets take from their listener): a request that waited in the listen queue
-# while every worker was busy has waited before any worker saw it.
+# accepted sockets take from their listener; a read gives the stamp of the last bytes
+# it took): a request that waited in the listen queue while every worker was busy has
+# waited before any worker saw it. A connection queued before the worker set it (while
+# it booted) is not stamped: the time the loop saw its bytes counts instead, so the
+# requests that wait for a booting server are served, not shed.
 SO_TIMESTAMP = getattr(socket, "SO_TIMESTAMP", 29) if sys.platform.startswith("linux") else None
 _TIMESTAMP_SPACE = socket.CMSG_SPACE(16) if hasattr(socket, "CMSG_SPACE") else 0
 
@@ -217,12 +234,13 @@ def _arrival(ancillary: list) -> float:
 
 
 def _waited(connection: _Reading) -> float:
-    """Seconds the request has waited for its worker: since the worker accepted it, or
-    since its first bytes arrived when the kernel stamped them (in the listen queue)."""
-    waited = time.monotonic() - connection.accepted
-    if connection.arrived:
-        waited = max(waited, time.time() - connection.arrived)
-    return waited
+    """Seconds the whole request has waited for its worker: since its last bytes arrived,
+    as the kernel stamped them (in the listen queue too), or else since the worker's loop
+    saw them. Not since its first bytes: a client sending slowly (within
+    RECECO_REQUEST_READ_SECONDS) waits for itself, not for the worker, and is served."""
+    if connection.stamped:
+        return max(0.0, time.time() - connection.stamped)
+    return time.monotonic() - connection.seen
 
 
 class BufferingWorker(JsonRefusals, sync.SyncWorker):
@@ -231,26 +249,31 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
             raise RuntimeError("BufferingWorker serves plain HTTP: terminate TLS in front of gunicorn")
         self.read_seconds, self.max_body, self.queue_seconds = _limits()
         self.shed, self.shed_logged = 0, 0.0
+        self.count_shed = _shed_counter()
         self.worker_connections = self.cfg.worker_connections
         self.reading: dict[int, _Reading] = {}
         self.lingering: dict[int, _Lingering] = {}
         self.poller = selectors.DefaultSelector()
         self.poller.register(self.PIPE[0], selectors.EVENT_READ, None)
         self.accepting = False
+        self.stamping = False  # whether the kernel stamps what arrives (SO_TIMESTAMP)
         for listener in self.sockets:
             listener.setblocking(False)
-            if SO_TIMESTAMP is not None and self.queue_seconds:
+            if SO_TIMESTAMP is not None and _TIMESTAMP_SPACE and self.queue_seconds:
                 with contextlib.suppress(OSError):
                     listener.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
+                    self.stamping = True
         try:
             while self.alive:
                 self.notify()
                 self._accept_while_room()
                 self._wait(self._next_deadline())
                 self._expire()
+                self._log_shed()
                 if not self.is_parent_alive():
                     break
         finally:
+            self._log_shed(final=True)
             for connection in [*self.reading.values(), *self.lingering.values()]:
                 util.close(connection.sock)
             self.poller.close()
@@ -279,19 +302,20 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
             if exc.errno != errno.EINTR:
                 raise
             return
+        seen = time.monotonic()  # what is readable has waited for this worker since now at least
         for key, _ in events:
             target = key.data
             if target is None:
                 with contextlib.suppress(OSError):
                     os.read(self.PIPE[0], 4096)
             elif isinstance(target, _Reading):
-                self._read(target)
+                self._read(target, seen)
             elif isinstance(target, _Lingering):
                 self._drain(target)
             else:
-                self._accept(target)
+                self._accept(target, seen)
 
-    def _accept(self, listener: socket.socket) -> None:
+    def _accept(self, listener: socket.socket, seen: float) -> None:
         # One connection per wake-up: the other workers, woken too, take the others, as
         # sync workers share them out; this one would serve a burst of them in turn.
         try:
@@ -304,16 +328,16 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
         util.close_on_exec(client)
         incoming = Incoming(MAX_HEAD_BYTES, self.max_body)
         now = time.monotonic()
-        connection = _Reading(client, addr, listener, incoming, now + self.read_seconds, accepted=now)
+        connection = _Reading(client, addr, listener, incoming, now + self.read_seconds)
         self.reading[client.fileno()] = connection
         self.poller.register(client, selectors.EVENT_READ, connection)
-        self._read(connection)  # most requests are here already: no wait for the next wake-up
+        self._read(connection, seen)  # most requests are here already: no wait for the next wake-up
 
-    def _read(self, connection: _Reading) -> None:
+    def _read(self, connection: _Reading, seen: float) -> None:
         try:
-            if connection.arrived is None and _TIMESTAMP_SPACE:
+            if self.stamping:
                 data, ancillary, _, _ = connection.sock.recvmsg(65536, _TIMESTAMP_SPACE)
-                connection.arrived = _arrival(ancillary)
+                connection.stamped = _arrival(ancillary) or connection.stamped
             else:
                 data = connection.sock.recv(65536)
         except (BlockingIOError, InterruptedError):
@@ -324,6 +348,7 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
             self._forget(connection)
             util.close(connection.sock)
             return
+        connection.seen = seen
         state = connection.incoming.feed(data)
         if state == MORE:
             if connection.incoming.expects_continue and not connection.continued:
@@ -389,8 +414,15 @@ class BufferingWorker(JsonRefusals, sync.SyncWorker):
             util.write_nonblock(connection.sock, busy_answer())
         self._linger(connection.sock)
         self.shed += 1
+        if self.count_shed is not None:
+            self.count_shed()
+        self._log_shed()
+
+    def _log_shed(self, final: bool = False) -> None:
+        """Say in the error log how many requests were shed since it last said so: at most
+        once a second, and those of the last second too (by the loop, or as it ends)."""
         now = time.monotonic()
-        if now - self.shed_logged >= SHED_LOG_SECONDS:
+        if self.shed and (final or now - self.shed_logged >= SHED_LOG_SECONDS):
             self.log.warning(
                 "Busy: answered 503 to %d request(s) that waited over %g s for this worker",
                 self.shed,

@@ -50,13 +50,45 @@ def test_a_row_meets_the_goal_only_under_100_ms_and_without_failures():
     ]
 
 
+def _server(tmp_path, access: bytes, errors: bytes) -> connections.ImageServer:
+    (tmp_path / "access.log").write_bytes(access)
+    (tmp_path / "error.log").write_bytes(errors)
+    return connections.ImageServer(None, "http://127.0.0.1:1", tmp_path / "error.log", tmp_path / "access.log")
+
+
+ACCESS = (
+    b'127.0.0.1 "GET /api/trpc/getReceipt" 200 1234 3ms abc\n'
+    b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 200 99 5ms def\n'
+    b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 503 120 5001ms 012\n'
+)
+
+
 def test_the_services_answers_are_read_from_its_access_log(tmp_path):
-    log = tmp_path / "access.log"
-    log.write_bytes(
-        b'127.0.0.1 "GET /api/trpc/getReceipt" 200 1234 3ms abc\n'
-        b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 200 99 5ms def\n'
-        b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 503 120 5001ms 012\n'
-    )
-    statuses = connections._statuses(log)
+    statuses = connections._statuses(_server(tmp_path, ACCESS, b""))
     assert statuses == Counter({200: 2, 503: 1})
     assert connections.status_text(statuses) == "200: 2; 503: 1"
+
+
+def test_the_requests_shed_are_read_from_its_error_log(tmp_path):
+    """A request shed is answered before a worker serves it: no access line, only the
+    worker's error-log lines say how many."""
+    errors = (
+        b"[2026-11-26 13:50:01 +0000] [7] [WARNING] Busy: answered 503 to 1 request(s) that waited over 5 s\n"
+        b"[2026-11-26 13:50:02 +0000] [8] [WARNING] Busy: answered 503 to 41 request(s) that waited over 5 s\n"
+    )
+    assert connections._statuses(_server(tmp_path, ACCESS, errors)) == Counter({200: 2, 503: 43})
+
+
+def test_each_requests_time_in_a_worker_is_read_from_the_lines_of_its_round(tmp_path):
+    server = _server(tmp_path, ACCESS, b"")
+    assert connections._served_ms(server.access_log, 0) == [3, 5, 5001]
+    assert connections._served_ms(server.access_log, len(ACCESS.splitlines(keepends=True)[0])) == [5, 5001]
+    assert connections.percentile([5, 1, 3, 2, 4], 0.5) == 3
+    assert connections.percentile([5, 1, 3, 2, 4], 0.99) == 5
+
+
+def test_the_backends_waits_are_shown_as_backends_per_sample():
+    waits = Counter({"samples": 200, "IO:WALSync": 96, "Lock:transactionid": 54, "CPU": 8})
+    assert connections.waits_text(waits) == "IO:WALSync 0.48, Lock:transactionid 0.27, CPU 0.04"
+    assert connections.waits_text(Counter()) == ""
+    assert connections.waits_text(Counter({"samples": 10})) == "idle"
