@@ -147,7 +147,7 @@ class CompiledInsert:
         # What makes an instance the way the ORM makes those it reads (by position, each
         # concrete field in order), far cheaper than by keyword: each field's attname, and
         # its name where a related object may be given for it.
-        self._positions = [(f.attname, f.name if f.is_relation else None, f) for f in meta.concrete_fields]
+        self._positions = [(f.attname, f.name if f.is_relation else None, f, _default(f)) for f in meta.concrete_fields]
         self._by_position = {f.attname for f in meta.concrete_fields}
         self._by_position |= {f.name for f in meta.concrete_fields if f.is_relation}
         self._variants: dict[tuple, CompiledInsert] = {}
@@ -209,7 +209,7 @@ class CompiledInsert:
         if not self._by_position.issuperset(values):
             return self.model(**values)
         args, related = [], []
-        for attname, name, field in self._positions:
+        for attname, name, field, default in self._positions:
             if attname in values:
                 if name is not None and name in values:  # given twice: the ORM says how that goes
                     return self.model(**values)
@@ -218,7 +218,7 @@ class CompiledInsert:
                 args.append(DEFERRED)  # set below, through its descriptor, as the ORM sets it
                 related.append((name, values[name]))
             else:
-                args.append(field.get_default())
+                args.append(field.get_default() if default is _ASK else default)
         obj = self.model(*args)
         for name, value in related:
             setattr(obj, name, value)
@@ -233,6 +233,23 @@ class CompiledInsert:
             sender=self.model, instance=obj, created=True, update_fields=None, raw=False, using=self.db
         )
         return obj
+
+
+_ASK = object()
+
+
+def _default(field):
+    """What ``field.get_default()`` returns, where it is the same object at every call (no
+    default: None or ""; a default that is not callable: that very object); else _ASK,
+    and for a field whose class says its default its own way."""
+    own = type(field).get_default
+    if own is not Field.get_default and not (own is ForeignKey.get_default and not field.has_default()):
+        return _ASK
+    if field.has_default():
+        return _ASK if callable(field.default) else field.get_default()
+    if field.has_db_default():
+        return _ASK  # a new DatabaseDefault expression each time
+    return field.get_default()
 
 
 def _saver(field, connection) -> tuple:

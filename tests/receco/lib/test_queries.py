@@ -16,7 +16,7 @@ from django.db.models.signals import post_save, pre_save
 
 from merchants.models import ApiKey, Merchant
 from messaging.models import Delivery
-from receco.lib.queries import _saver, compiled_insert, create, get_by
+from receco.lib.queries import _ASK, _default, _saver, compiled_insert, create, get_by
 from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +184,16 @@ def test_a_sales_parameters_are_those_its_fields_make(merchant):
     assert len(params) == len(expected)
     for made, wanted in zip(params, expected, strict=True):
         assert _same(made, wanted), (made, wanted)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [f for model in apps.get_models() for f in model._meta.concrete_fields],
+    ids=lambda f: f"{f.model._meta.label}.{f.name}",
+)
+def test_a_default_kept_is_the_one_the_field_gives(field):
+    """CompiledInsert keeps a field's default where get_default() gives the same at every call."""
+    kept = _default(field)
+    if kept is not _ASK:
+        given = field.get_default()
+        assert (type(kept), kept) == (type(given), given)
