@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
+import orjson
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -407,6 +408,25 @@ def _readers(serializer: serializers.Serializer) -> dict:
 _CHECKS = SaleSerializer()  # for its validate_<field> methods, which keep no state
 _SALE_READERS = _readers(_CHECKS)
 _ITEM_READERS = _readers(ItemSerializer())
+_REQUIRED = object()
+
+
+def _with_absent(readers: dict) -> list[tuple]:
+    """``(name, read, absent)`` of each reader: ``absent`` is what it makes of a field not
+    sent, the same for every sale (None, a default such as "NGN"), read here once;
+    _REQUIRED for a field that must be sent."""
+    fields = []
+    for name, read in readers.items():
+        try:
+            absent = read(None)
+        except (_Refused, serializers.ValidationError):
+            absent = _REQUIRED
+        if absent is not _REQUIRED and absent is not None and type(absent) not in (str, int, bool):
+            raise TypeError(f"{name}: shared by every sale, its absent value must not change: {absent!r}")
+        fields.append((name, read, absent))
+    return fields
+
+
 _ITEMS = _CHECKS.fields["items"]
 _MAX_ITEMS = _ITEMS.max_length
 
@@ -414,7 +434,7 @@ _MAX_ITEMS = _ITEMS.max_length
 def _well_formed_sale(data: dict) -> dict | None:
     """Return what SaleSerializer makes of ``data``, or None if it is not plainly valid."""
     try:
-        sale = {name: read(data.get(name)) for name, read in _SALE_READERS.items()}
+        sale = _read(_SALE_FIELDS, data)
         items = data.get("items")
         if type(items) is not list or not 1 <= len(items) <= _MAX_ITEMS:
             raise _Refused
@@ -429,7 +449,16 @@ def _well_formed_sale(data: dict) -> dict | None:
 def _item(item) -> dict:
     if type(item) is not dict:
         raise _Refused
-    return _without_blank_sku({name: read(item.get(name)) for name, read in _ITEM_READERS.items()})
+    return _without_blank_sku(_read(_ITEM_FIELDS, item))
+
+
+def _read(fields: list[tuple], data: dict) -> dict:
+    """Each of ``fields`` read from ``data``: a field not sent (or null) is its ``absent``."""
+    values = {}
+    for name, read, absent in fields:
+        value = data.get(name)
+        values[name] = absent if value is None and absent is not _REQUIRED else read(value)
+    return values
 
 
 def _contact(normalize, value):
@@ -454,8 +483,31 @@ def sale_fingerprint(sale: dict) -> str:
         for key, value in sale.items()
         if key != "short_code" and not (value is None and key in _LATER_FIELDS)
     }
-    encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), default=_json_default)
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    return hashlib.sha256(_canonical(content)).hexdigest()
+
+
+# The digest is of the sale's JSON as the standard library writes it (keys sorted, no
+# spaces, every character beyond ASCII escaped), as it was when the first receipts were
+# stored: their fingerprints must match a replay. orjson writes the same bytes, faster,
+# but for characters beyond ASCII and DEL (raw, not escaped) and floats: some finite ones
+# (1e-05 as 0.00001) and NaN (null). Content with any of them takes the standard library's
+# way: a sale with tax lines (their rates are the only floats a sale holds, and may be NaN),
+# and any other whose JSON holds a number with a point or an exponent (or text like one).
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+_FLOAT = re.compile(rb"[:,\[]-?[0-9]+[.eE]")
+
+
+def _canonical(content: dict) -> bytes:
+    """``json.dumps(content, sort_keys=True, separators=(",", ":"))`` as bytes, dates in ISO 8601."""
+    if content.get("tax_lines") is None:
+        try:
+            encoded = orjson.dumps(content, default=_json_default, option=_ORJSON_OPTIONS)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, or what the standard library refuses too
+            pass
+        else:
+            if encoded.isascii() and b"\x7f" not in encoded and not _FLOAT.search(encoded):
+                return encoded
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
 
 
 def _json_default(value):
@@ -489,3 +541,8 @@ def _flatten(errors, prefix: str = ""):
             for index, value in enumerate(errors):
                 if value:
                     yield from _flatten(value, f"{prefix}[{index}]")
+
+
+# Read once the module is whole: the readers' checks call its functions.
+_SALE_FIELDS = _with_absent(_SALE_READERS)
+_ITEM_FIELDS = _with_absent(_ITEM_READERS)

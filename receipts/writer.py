@@ -54,13 +54,15 @@ def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
     or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
     insert = compiled_insert(Receipt)
-    written = _sale(insert, merchant, values, keyed)
-    hooks.committed(_created(written.receipt, written.receipt.merchant, keyed), insert.db)
+    written, change = _sale(insert, merchant, values, keyed)
+    hooks.committed(change, insert.db)
     return written
 
 
-def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> Written:
-    if merchant.pk is None or connections[insert.db].in_atomic_block:
+def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> tuple[Written, Change]:
+    """The sale stored, and the change the hooks are told of once it has committed."""
+    connection = connections[insert.db]
+    if merchant.pk is None or connection.in_atomic_block:
         return _sale_in_transaction(insert, merchant, values, keyed)
     insert = _numbered(insert, values)
     receipt, params = insert.prepare(merchant=merchant, **values)
@@ -70,17 +72,22 @@ def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool)
     if wanting and parts is None:
         with transaction.atomic(using=insert.db):
             _statement(insert, receipt, params)
-            return Written(receipt, hooks.write(wanting, change))
-    parts = parts or []  # none wants it: the receipt and its number alone
-    return Written(_statement(insert, receipt, params, parts), {hook.name: part.outcome for hook, part in parts})
+            return Written(receipt, hooks.write(wanting, change)), change
+    if not parts:  # none wants it: the receipt and its number alone
+        return Written(_statement(insert, receipt, params), {}), change
+    return Written(
+        _statement(insert, receipt, params, parts), {hook.name: part.outcome for hook, part in parts}
+    ), change
 
 
-def _sale_in_transaction(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> Written:
+def _sale_in_transaction(
+    insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool
+) -> tuple[Written, Change]:
     with transaction.atomic(using=insert.db):  # a savepoint when a transaction is open
         owner = merchant if merchant.pk is not None else saved_test_merchant(merchant)
         receipt = _create(insert, {"merchant": owner, **values})
         change = _created(receipt, owner, keyed)
-        return Written(receipt, hooks.write(hooks.wanting(change), change))
+        return Written(receipt, hooks.write(hooks.wanting(change), change)), change
 
 
 def _created(receipt: Receipt, merchant: Merchant, keyed: bool) -> Change:
@@ -130,10 +137,22 @@ def _series_upsert(connection) -> str:
 def _numbered(insert: CompiledInsert, values: dict) -> CompiledInsert:
     """The receipt's INSERT taking its number from the statement's upsert, where the
     number is drawn in it and the receipt has a series; else ``insert`` itself."""
-    if values.get("number_series") is None or not _in_one_statement(insert):
+    if values.get("number_series") is None:
         return insert
-    last = connections[insert.db].ops.quote_name("last")
-    return insert.with_expressions({"number": f"(SELECT {last} FROM {NUMBER_CTE})"})  # noqa: S608 (no value in it)
+    numbered = _NUMBERED.get(insert)
+    if numbered is None:
+        numbered = insert
+        if _in_one_statement(insert):
+            last = connections[insert.db].ops.quote_name("last")
+            numbered = insert.with_expressions({"number": f"(SELECT {last} FROM {NUMBER_CTE})"})  # noqa: S608
+        _NUMBERED[insert] = numbered
+    return numbered
+
+
+# The numbered INSERT of each CompiledInsert (``_numbered``), and the statement of each
+# INSERT without hooks' parts (``_statement``): the same for every sale.
+_NUMBERED: dict[CompiledInsert, CompiledInsert] = {}
+_ALONE_SQL: dict[CompiledInsert, str] = {}
 
 
 def _create(insert: CompiledInsert, values: dict) -> Receipt:
@@ -161,18 +180,21 @@ def _statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: li
             cursor.execute(insert.sql, params)
             row = cursor.fetchone()
         return insert.saved(receipt, row)
-    ctes, params = [], list(params)
     if insert.expressions:
-        ctes.append(f"{NUMBER_CTE} AS ({_series_upsert(connection)})")
         params = [receipt.merchant_id, receipt.number_series, *params]
     if parts:
+        ctes = [f"{NUMBER_CTE} AS ({_series_upsert(connection)})"] if insert.expressions else []
         returning = ", ".join(f"r.{connection.ops.quote_name(field.column)}" for field in insert.returning)
         ctes += [f"r AS ({insert.sql})", *(part.sql for _, part in parts)]
         sql = f"WITH {', '.join(ctes)} SELECT {returning} FROM r"  # noqa: S608 (names from the models)
+        params = list(params)
         for _, part in parts:
             params += part.params
-    else:
-        sql = f"WITH {', '.join(ctes)} {insert.sql}" if ctes else insert.sql  # noqa: S608 (names from the models)
+    else:  # the same statement every sale
+        sql = _ALONE_SQL.get(insert)
+        if sql is None:
+            numbered = f"WITH {NUMBER_CTE} AS ({_series_upsert(connection)}) {insert.sql}"  # noqa: S608
+            sql = _ALONE_SQL[insert] = numbered if insert.expressions else insert.sql
     with transaction.mark_for_rollback_on_error(insert.db):
         row = fetch(insert.db, sql, params)
     saved = insert.saved(receipt, row)
