@@ -23,6 +23,7 @@ checks that every sale of every queue is in the database exactly once (counts an
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import re
@@ -152,6 +153,14 @@ def _arguments() -> argparse.Namespace:
         help="niceness of the tills without a POS measured: each till is a machine of its own, and the others"
         " should take less of its CPU than they would (0: all equal)",
     )
+    parser.add_argument(
+        "--pos-nice",
+        type=int,
+        default=-10,
+        help="niceness of the measured tills and their POS (negative: root only): each is a machine of its own,"
+        " where the service, PostgreSQL and 45 other tills take none of its CPU (0: equal to the service's, as"
+        " measured before 2026-11-26 14:00 UTC)",
+    )
     parser.add_argument("--idle-seconds", type=float, default=10, help="how long the agents' idle CPU is measured")
     parser.add_argument(
         "--idle-pos-seconds",
@@ -194,7 +203,7 @@ def _header(args) -> str:
             f" {args.sales} sales queued in each",
             f"  service       gunicorn.conf.py, {args.workers} {args.worker_class.rsplit('.', 1)[-1]} workers",
             f"  POS           a sale every {args.pos_interval_ms:g} ms on {args.pos_tills} tills while it lands;"
-            f" the other tills at nice {args.nice}",
+            f" those tills and their POS at nice {args.pos_nice}, the other tills at nice {args.nice}",
             f"  load average  {_load()} at the start",
         ]
     )
@@ -284,7 +293,7 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     # One POS per merchant, as far as they go: each rings up on a till of its own.
     pos_tills = sorted(tills, key=lambda till: (till.number, till.merchant))[: args.pos_tills]
     for till in tills:
-        nice = 0 if till in pos_tills else args.nice
+        nice = args.pos_nice if till in pos_tills else args.nice
         till.port = _free_port()
         till.log = workdir / f"{till.home.name}.log"
         env = _agent_env(till.home, till.key, gate.port, till.port, till.merchant)
@@ -297,7 +306,7 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 cwd=ROOT,
-                preexec_fn=(lambda nice=nice: os.nice(nice)) if nice else None,
+                preexec_fn=(lambda nice=nice: _renice(nice)) if nice else None,
             )
     for till in pos_tills:
         _wait_for_health(till, started, args.timeout)
@@ -323,6 +332,9 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
             waiting = [till for till in waiting if _backlog_done(till.home, args.sales) < args.sales]
             if time.monotonic() - opened > args.timeout:
                 left = sum(args.sales - _backlog_done(till.home, args.sales) for till in waiting)
+                for till in waiting:  # what they met, for the one who reads this
+                    tail = till.log.read_bytes()[-3000:].decode(errors="replace")
+                    print(f"--- {till.home.name} (health {_health(till.port)}):\n{tail}", file=sys.stderr)
                 sys.exit(f"{len(waiting)} backlogs ({left:,} sales) did not land within {args.timeout:g} s")
             time.sleep(0.25)
         landed = time.monotonic() - opened
@@ -360,12 +372,25 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     }
 
 
+def _renice(nice: int) -> None:
+    """Add ``nice`` to this process's niceness (a negative one only as root: else left as it is)."""
+    with contextlib.suppress(PermissionError):
+        os.nice(nice)
+
+
+def _niced_pos(nice: int, *args) -> None:
+    """bench/drain.py's POS, at the niceness of the till it rings up on."""
+    _renice(nice)
+    _pos(*args)
+
+
 def _ring_up(args, pos_tills: list[Till]) -> tuple:
     """Start a POS process per till of ``pos_tills``, each ringing up a sale every --pos-interval-ms."""
     processes = multiprocessing.get_context("spawn")
     done, answers = processes.Event(), processes.Queue()
+    interval = args.pos_interval_ms / 1000
     pos = [
-        processes.Process(target=_pos, args=(till.port, args.pos_interval_ms / 1000, done, answers, till.merchant))
+        processes.Process(target=_niced_pos, args=(args.pos_nice, till.port, interval, done, answers, till.merchant))
         for till in pos_tills
     ]
     for process in pos:

@@ -96,6 +96,7 @@ class Agent:
         except BaseException:
             self.pacer.unused(1)
             raise
+        timing.mark("service")
         self.pacer.heard(1, answer.limits, refused=int(answer.status == 429), retry_after=answer.retry_after)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
