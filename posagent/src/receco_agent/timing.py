@@ -17,14 +17,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ENV = "RECECO_AGENT_TIMINGS"
-
 _local = threading.local()
 _file_lock = threading.Lock()
 
 
 def _path() -> str | None:
-    return os.environ.get(ENV) or None
+    return os.environ.get("RECECO_AGENT_TIMINGS") or None
 
 
 def enabled() -> bool:
