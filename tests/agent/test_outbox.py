@@ -60,6 +60,17 @@ def test_a_checkpoint_waits_for_enough_commits_unless_forced(tmp_path):
     assert path.stat().st_size > size
 
 
+def test_a_checkpoint_that_fails_is_logged_and_the_queue_goes_on(tmp_path, caplog):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    reader = sqlite3.connect(":memory:", check_same_thread=False)
+    reader.close()  # a connection that fails whatever it is asked
+    outbox._readers = [reader]
+    outbox.checkpoint(force=True)
+    assert "Could not checkpoint the queue" in caplog.text
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001"]
+
+
 def test_a_failed_commit_drops_the_writer_and_the_next_write_opens_another(tmp_path):
     outbox = Outbox(tmp_path / "q.sqlite3")
     add(outbox, "rcpt_a_000001")

@@ -169,10 +169,7 @@ class Forwarder:
                     wait = delay(self.failures, self._rng)
             finally:
                 self._draining = False
-            try:
-                self.agent.outbox.checkpoint(force=True)
-            except Exception:
-                log.exception("Checkpointing the queue failed")
+            self.agent.outbox.checkpoint(force=True)
             with self._lock:
                 self._retry_at = time.monotonic() + wait if self.failures else None
             self._wake.wait(wait)

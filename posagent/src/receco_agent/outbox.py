@@ -186,8 +186,12 @@ class Outbox:
         if not self._commits or (self._commits < CHECKPOINT_COMMITS and not force):
             return
         self._commits = 0
-        with self._reading() as conn:
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        try:
+            with self._reading() as conn:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:
+            # The log only grows until the next one: never a reason to stop uploading.
+            log.warning("Could not checkpoint the queue %s: %s", self.path, exc)
 
     def _set_aside(self, error: Exception) -> None:
         """Move a damaged queue file (and its WAL) aside under a dated name, so a fresh one can start."""
