@@ -33,6 +33,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -418,6 +419,24 @@ def pos_phases(lines: list[dict], samples: list[tuple[float, float, str]]) -> li
     return result
 
 
+def paths_of(timed: list[tuple[float, list[tuple]]]) -> list[str]:
+    """Lines on the answers by the way they went: queued behind the backlog, or uploaded at
+    once (the POS waits for the service's answer): how many, p50, p99 and the longest (ms)."""
+    ways: dict[str, list[float]] = {}
+    for elapsed, rows in timed:
+        way = "uploaded at once" if any(row[0] == "service" for row in rows) else "queued"
+        ways.setdefault(way, []).append(elapsed * 1000)
+    lines = []
+    for way, totals in sorted(ways.items()):
+        totals.sort()
+        p99 = totals[min(len(totals) - 1, int(len(totals) * 0.99))]
+        lines.append(
+            f"    {way:<17} {len(totals):>5} sales: p50 {statistics.median(totals):.1f} ms, p99 {p99:.1f} ms,"
+            f" max {totals[-1]:.1f} ms"
+        )
+    return lines
+
+
 def _ms(value: float | None, width: int) -> str:
     return f"{value:>{width}.1f}" if value is not None else " " * (width - 1) + "-"
 
@@ -428,8 +447,9 @@ def phase_table(timed: list[tuple[float, list[tuple]]]) -> list[str]:
     asleep (a lock, the interpreter lock, the disk), in ms."""
     if not timed:
         return []
-    names = [row[0] for row in timed[0][1]]
-    timed = [sale for sale in timed if [row[0] for row in sale[1]] == names]  # the usual path only
+    paths = Counter(tuple(row[0] for row in rows) for _, rows in timed)
+    names = list(paths.most_common(1)[0][0])
+    timed = [sale for sale in timed if [row[0] for row in sale[1]] == names]  # the usual way only (paths_of)
     slow = sorted(timed, key=lambda sale: sale[0])[-max(1, len(timed) // 20) :]
     heads = f"{'wall':>6} {'on CPU':>6} {'run queue':>9} {'asleep':>6}"
     lines = [f"    {'phase':<16} {'p50':>6} {'p99':>6}   slowest 5%: {heads}"]

@@ -55,6 +55,7 @@ from bench.drain import (  # noqa: E402
     _refused_calls,
     _rss_kib,
     drain_spans,
+    paths_of,
     phase_table,
     pos_phases,
     read_timings,
@@ -539,7 +540,7 @@ def _print(args, report: dict, total: int) -> None:
     for title, key in (("while the backlog landed", "phases"), ("the crowd idle", "idle_phases")):
         if report.get(key):
             print(f"  POS phases    {title} (ms; RECECO_AGENT_TIMINGS)")
-            print("\n".join(phase_table(report[key])))
+            print("\n".join(paths_of(report[key]) + phase_table(report[key])))
     if report.get("spans"):
         print("\n".join(report["spans"]))
     print(f"  service       {status_text(report['calls'])} (its metrics, by request; 400: the start-up probe)")

@@ -102,3 +102,37 @@ def test_the_phase_table_splits_the_slowest_answers_wall_time():
     # The slowest 5% (1 of 20): its commit's 50 ms are 1 ms on a CPU, 45 ms waiting for one, 4 ms asleep.
     assert table[3].split() == ["queue", "committed", "2.00", "50.00", "50.0", "1.0", "45.0", "4.0"]
     assert table[1].split()[-3:] == ["-", "-", "-"]  # connect: no thread's figures
+
+
+def test_answers_are_told_apart_by_the_way_they_went():
+    queued = [("thread", 0.0, 0, 0), ("queue committed", 0.002, 0, 0), ("stored", 0.0, 0, 0)]
+    at_once = [*queued, ("service", 5.0, 0, 0)]
+    lines = [
+        _timed_line("rcpt_q1", 1.0, queued),
+        _timed_line("rcpt_q2", 2.0, queued),
+        _timed_line("rcpt_o", 3.0, at_once),
+    ]
+    samples = [(1.0, 0.003, "rcpt_q1"), (2.0, 0.004, "rcpt_q2"), (3.0, 5.003, "rcpt_o")]
+    timed = drain.pos_phases(lines, samples)
+    assert [line.split() for line in drain.paths_of(timed)] == [
+        ["queued", "2", "sales:", "p50", "3.5", "ms,", "p99", "4.0", "ms,", "max", "4.0", "ms"],
+        [
+            "uploaded",
+            "at",
+            "once",
+            "1",
+            "sales:",
+            "p50",
+            "5003.0",
+            "ms,",
+            "p99",
+            "5003.0",
+            "ms,",
+            "max",
+            "5003.0",
+            "ms",
+        ],
+    ]
+    # The table is of the usual way (the queued sales here), whichever came first.
+    table = drain.phase_table(timed[::-1])
+    assert [line.split()[0] for line in table[1:]] == ["connect", "thread", "queue", "stored", "reply"]
