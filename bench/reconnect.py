@@ -23,6 +23,7 @@ checks that every sale of every queue is in the database exactly once (counts an
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import re
@@ -53,6 +54,11 @@ from bench.drain import (  # noqa: E402
     _queue_sales,
     _refused_calls,
     _rss_kib,
+    drain_spans,
+    paths_of,
+    phase_table,
+    pos_phases,
+    read_timings,
 )
 from bench.run import LIMIT_ENV, PYTHON, ROOT, _database_url, _manage, _project_env, _stop, _wait_until_up  # noqa: E402
 
@@ -148,7 +154,26 @@ def _arguments() -> argparse.Namespace:
         help="niceness of the tills without a POS measured: each till is a machine of its own, and the others"
         " should take less of its CPU than they would (0: all equal)",
     )
+    parser.add_argument(
+        "--pos-nice",
+        type=int,
+        default=-10,
+        help="niceness of the measured tills and their POS (negative: root only): each is a machine of its own,"
+        " where the service, PostgreSQL and 45 other tills take none of its CPU (0: equal to the service's, as"
+        " measured before 2026-11-26 14:00 UTC)",
+    )
     parser.add_argument("--idle-seconds", type=float, default=10, help="how long the agents' idle CPU is measured")
+    parser.add_argument(
+        "--idle-pos-seconds",
+        type=float,
+        default=5,
+        help="then the same POS rings up this long on the same tills, the crowd idle: the answers without the crowd",
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="the measured tills record where each POS answer's time goes (RECECO_AGENT_TIMINGS); print it by phase",
+    )
     parser.add_argument("--timeout", type=float, default=600, help="give up when the backlog takes longer (seconds)")
     parser.add_argument("--workers", type=int, default=5, help="gunicorn workers")
     parser.add_argument("--worker-class", default=BUFFERING)
@@ -179,7 +204,7 @@ def _header(args) -> str:
             f" {args.sales} sales queued in each",
             f"  service       gunicorn.conf.py, {args.workers} {args.worker_class.rsplit('.', 1)[-1]} workers",
             f"  POS           a sale every {args.pos_interval_ms:g} ms on {args.pos_tills} tills while it lands;"
-            f" the other tills at nice {args.nice}",
+            f" those tills and their POS at nice {args.pos_nice}, the other tills at nice {args.nice}",
             f"  load average  {_load()} at the start",
         ]
     )
@@ -269,10 +294,12 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     # One POS per merchant, as far as they go: each rings up on a till of its own.
     pos_tills = sorted(tills, key=lambda till: (till.number, till.merchant))[: args.pos_tills]
     for till in tills:
-        nice = 0 if till in pos_tills else args.nice
+        nice = args.pos_nice if till in pos_tills else args.nice
         till.port = _free_port()
         till.log = workdir / f"{till.home.name}.log"
         env = _agent_env(till.home, till.key, gate.port, till.port, till.merchant)
+        if args.timings and till in pos_tills:
+            env["RECECO_AGENT_TIMINGS"] = str(workdir / f"{till.home.name}.timings")
         with till.log.open("wb") as log:
             till.process = subprocess.Popen(
                 [PYTHON, "-m", "receco_agent", "start"],
@@ -280,18 +307,11 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 cwd=ROOT,
-                preexec_fn=(lambda nice=nice: os.nice(nice)) if nice else None,
+                preexec_fn=(lambda nice=nice: _renice(nice)) if nice else None,
             )
     for till in pos_tills:
         _wait_for_health(till, started, args.timeout)
-    processes = multiprocessing.get_context("spawn")
-    done, answers = processes.Event(), processes.Queue()
-    pos = [
-        processes.Process(target=_pos, args=(till.port, args.pos_interval_ms / 1000, done, answers, till.merchant))
-        for till in pos_tills
-    ]
-    for process in pos:
-        process.start()
+    done, answers, pos = _ring_up(args, pos_tills)
     # Every agent's first upload waits at the gate; the agents wait for it 15 s, so the
     # gate opens once all of them are there, or HOLD_SECONDS after the first came (an agent
     # that starts later goes through at once).
@@ -313,14 +333,14 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
             waiting = [till for till in waiting if _backlog_done(till.home, args.sales) < args.sales]
             if time.monotonic() - opened > args.timeout:
                 left = sum(args.sales - _backlog_done(till.home, args.sales) for till in waiting)
+                for till in waiting:  # what they met, for the one who reads this
+                    tail = till.log.read_bytes()[-3000:].decode(errors="replace")
+                    print(f"--- {till.home.name} (health {_health(till.port)}):\n{tail}", file=sys.stderr)
                 sys.exit(f"{len(waiting)} backlogs ({left:,} sales) did not land within {args.timeout:g} s")
             time.sleep(0.25)
         landed = time.monotonic() - opened
     finally:
-        done.set()
-        latencies = [latency for _ in pos for latency in answers.get(timeout=60)]
-        for process in pos:
-            process.join(60)
+        samples = _rung_up(done, answers, pos)
     # The POS sales rung up meanwhile go up too; then the agents idle.
     deadline = time.monotonic() + 120
     while any((_health(till.port) or {}).get("pending") for till in tills) and time.monotonic() < deadline:
@@ -331,17 +351,61 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     ticks = os.sysconf("SC_CLK_TCK")
     idle_cpu = [(_cpu_ticks(till.process.pid) - before[till.home]) / ticks / args.idle_seconds * 100 for till in tills]
     idle_rss = [_rss_kib(till.process.pid) / 1024 for till in tills]
+    # The same POS on the same tills with the crowd idle: the same machine, in the same run.
+    done, answers, pos = _ring_up(args, pos_tills)
+    time.sleep(args.idle_pos_seconds)
+    idle_samples = _rung_up(done, answers, pos)
+    timings = read_timings([workdir / f"{till.home.name}.timings" for till in pos_tills]) if args.timings else []
     return {
         "up": up,
         "held": held,
         "landed": landed,
-        "pos_ms": sorted(latency * 1000 for latency in latencies),
+        "pos_ms": sorted(elapsed * 1000 for _, elapsed, _ in samples),
+        "idle_pos_ms": sorted(elapsed * 1000 for _, elapsed, _ in idle_samples),
+        "phases": pos_phases(timings, samples),
+        "idle_phases": pos_phases(timings, idle_samples),
+        "spans": drain_spans(timings),
         "peak_rss_mib": peak_rss / 1024,
         "idle_rss_mib": statistics.mean(idle_rss),
         "idle_cpu_percent": statistics.mean(idle_cpu),
         "idle_cpu_max_percent": max(idle_cpu),
         "load": _load(),
     }
+
+
+def _renice(nice: int) -> None:
+    """Add ``nice`` to this process's niceness (a negative one only as root: else left as it is)."""
+    with contextlib.suppress(PermissionError):
+        os.nice(nice)
+
+
+def _niced_pos(nice: int, *args) -> None:
+    """bench/drain.py's POS, at the niceness of the till it rings up on."""
+    _renice(nice)
+    _pos(*args)
+
+
+def _ring_up(args, pos_tills: list[Till]) -> tuple:
+    """Start a POS process per till of ``pos_tills``, each ringing up a sale every --pos-interval-ms."""
+    processes = multiprocessing.get_context("spawn")
+    done, answers = processes.Event(), processes.Queue()
+    interval = args.pos_interval_ms / 1000
+    pos = [
+        processes.Process(target=_niced_pos, args=(args.pos_nice, till.port, interval, done, answers, till.merchant))
+        for till in pos_tills
+    ]
+    for process in pos:
+        process.start()
+    return done, answers, pos
+
+
+def _rung_up(done, answers, pos: list) -> list[tuple[float, float, str]]:
+    """Stop the POS processes of _ring_up; return their (sent, seconds, token) samples."""
+    done.set()
+    samples = [sample for _ in pos for sample in answers.get(timeout=60)]
+    for process in pos:
+        process.join(60)
+    return samples
 
 
 # -- what happened -----------------------------------------------------------------------
@@ -467,6 +531,18 @@ def _print(args, report: dict, total: int) -> None:
             f" p50 {statistics.median(pos):.1f} ms,"
             f" p99 {_percentile(pos, 99):.1f} ms, max {pos[-1]:.1f} ms"
         )
+    idle = report.get("idle_pos_ms")
+    if idle:
+        print(
+            f"  POS at idle   {len(idle)} sales on the same tills after, the crowd idle:"
+            f" p50 {statistics.median(idle):.1f} ms, p99 {_percentile(idle, 99):.1f} ms, max {idle[-1]:.1f} ms"
+        )
+    for title, key in (("while the backlog landed", "phases"), ("the crowd idle", "idle_phases")):
+        if report.get(key):
+            print(f"  POS phases    {title} (ms; RECECO_AGENT_TIMINGS)")
+            print("\n".join(paths_of(report[key]) + phase_table(report[key])))
+    if report.get("spans"):
+        print("\n".join(report["spans"]))
     print(f"  service       {status_text(report['calls'])} (its metrics, by request; 400: the start-up probe)")
     print(f"  refused       {report['refused']:,} calls with 429 (receco_rate_limit_refusals_total)")
     print(f"  requests      {status_text(report['requests'])} (access log: each HTTP request)")

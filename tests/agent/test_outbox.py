@@ -27,6 +27,66 @@ def test_queue_file_uses_wal_and_full_sync(tmp_path):
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
 
 
+def test_a_sale_is_committed_with_full_sync_and_the_services_answers_with_normal(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    outbox.mark_done("rcpt_a_000001", 7, "ABCDEF")
+    # One open connection for each: the sale's commit waits for the disk, the answer's does not.
+    assert outbox._writers[True].execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert outbox._writers[False].execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+
+
+def test_a_sales_commit_never_checkpoints_the_forwarder_does(tmp_path):
+    path = tmp_path / "q.sqlite3"
+    outbox = Outbox(path)
+    size = path.stat().st_size
+    for number in range(200):  # a connection per write checkpointed at each close
+        add(outbox, f"rcpt_a_{number:06d}")
+    assert path.stat().st_size == size  # every page still in the log only
+    outbox.checkpoint()  # 200 commits: more than CHECKPOINT_COMMITS
+    assert path.stat().st_size > size
+    assert len(Outbox(path).pending(limit=500)) == 200
+
+
+def test_a_checkpoint_waits_for_enough_commits_unless_forced(tmp_path):
+    path = tmp_path / "q.sqlite3"
+    outbox = Outbox(path)
+    size = path.stat().st_size
+    for number in range(20):  # pages enough to grow the file once checkpointed
+        outbox.add(f"rcpt_a_{number:06d}", "ABCDEF", json.dumps({"note": "x" * 4000}))
+    outbox.checkpoint()
+    assert path.stat().st_size == size
+    outbox.checkpoint(force=True)
+    assert path.stat().st_size > size
+
+
+def test_a_checkpoint_that_fails_is_logged_and_the_queue_goes_on(tmp_path, caplog):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    reader = sqlite3.connect(":memory:", check_same_thread=False)
+    reader.close()  # a connection that fails whatever it is asked
+    outbox._readers = [reader]
+    outbox.checkpoint(force=True)
+    assert "Could not checkpoint the queue" in caplog.text
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001"]
+
+
+def test_a_failed_commit_drops_the_writer_and_the_next_write_opens_another(tmp_path):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    add(outbox, "rcpt_a_000001")
+    writer = outbox._writers[True]
+    with pytest.raises(sqlite3.IntegrityError):
+        add(outbox, "rcpt_a_000001")  # fails inside the transaction: rolled back, writer kept
+    assert outbox._writers[True] is writer
+    outbox._writers[True] = broken = sqlite3.connect(":memory:", check_same_thread=False)
+    broken.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        add(outbox, "rcpt_b_000002")
+    assert True not in outbox._writers
+    add(outbox, "rcpt_b_000002")
+    assert [e.token for e in outbox.pending()] == ["rcpt_a_000001", "rcpt_b_000002"]
+
+
 def _add_in_child(path, token):
     Outbox(path).add(token, "CHILD1", json.dumps({"token": token}))
     # No cleanup, no flush: the process dies right after the commit returned.
@@ -158,7 +218,9 @@ def test_reopening_keeps_the_data(tmp_path):
 
 def test_a_damaged_queue_file_is_kept_aside_and_a_fresh_queue_starts(tmp_path, caplog):
     path = tmp_path / "queue.sqlite3"
-    add(Outbox(path), "rcpt_a_000001")
+    first = Outbox(path)
+    add(first, "rcpt_a_000001")
+    first.close()  # the agent that wrote it stopped (its last connection checkpointed the log)
     path.write_bytes(path.read_bytes()[:1000])  # truncated
     outbox = Outbox(path)
     [kept] = tmp_path.glob("queue.sqlite3.damaged-*")

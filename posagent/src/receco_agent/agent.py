@@ -9,7 +9,7 @@ import threading
 from datetime import UTC, datetime
 from typing import TextIO
 
-from receco_agent import __version__, client, qr
+from receco_agent import __version__, client, qr, timing
 from receco_agent.config import Settings
 from receco_agent.forwarder import Forwarder, outcome_of
 from receco_agent.money import DEFAULT_CURRENCY, format_amount
@@ -96,6 +96,7 @@ class Agent:
         except BaseException:
             self.pacer.unused(1)
             raise
+        timing.mark("service")
         self.pacer.heard(1, answer.limits, refused=int(answer.status == 429), retry_after=answer.retry_after)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
@@ -180,6 +181,7 @@ class Agent:
             tx = validate(document)
         except InvalidTransaction as exc:
             return 400, {"status": "error", "error": str(exc)}
+        timing.mark("validated")
         digest = request_digest(document)
         idempotency_key = idempotency_key or tx.transaction_id
         earlier = self._earlier_answer(CREATE_RECEIPT, idempotency_key, digest)
@@ -198,6 +200,8 @@ class Agent:
             separators=(",", ":"),
         )
         size = len(payload.encode("utf-8"))
+        timing.token(token)
+        timing.mark("prepared")
         if size > MAX_BODY_BYTES:
             return 400, {
                 "status": "error",
@@ -223,6 +227,7 @@ class Agent:
                     "status": "error",
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
+            timing.mark("stored")
             if self.forwarder.draining() and self.settings.offline_mode:
                 # A backlog is being uploaded: this sale joins it rather than make the POS wait.
                 answer = client.Answer(client.TRANSIENT, None, "queued behind the backlog")
@@ -236,7 +241,10 @@ class Agent:
                     answer = client.Answer(client.TRANSIENT, None, f"local queue error: {exc}")
         finally:
             self.release(token)
-        return self._answer(token, short_code, tx.total_amount, tx.strings.get("currency"), answer)
+        timing.mark("uploaded")
+        result = self._answer(token, short_code, tx.total_amount, tx.strings.get("currency"), answer)
+        timing.mark("answered")
+        return result
 
     def refund(self, body: bytes, idempotency_key: str | None = None) -> tuple[int, dict]:
         """Handle one POS refund; return (HTTP status, JSON answer).

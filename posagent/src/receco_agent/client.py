@@ -13,7 +13,7 @@ import urllib.request
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
-from receco_agent import __version__
+from receco_agent import __version__, timing
 from receco_agent.backoff import parse_retry_after
 from receco_agent.pacing import Limit, Pacer, parse_limits
 
@@ -305,6 +305,11 @@ def call_batch(connection: Connection, api_key: str | None, calls: list[Call]) -
     status, headers, raw, error = connection.post(path, body, _headers(api_key))
     if status is None:
         return Answer(TRANSIENT, None, error)
+    with timing.span("read answer", calls=len(calls), bytes=len(raw)):
+        return _batch_answers(url, calls, status, headers, raw)
+
+
+def _batch_answers(url: str, calls: list[Call], status: int, headers: dict, raw: bytes) -> list[Answer] | Answer:
     document = _json(raw)
     if not isinstance(document, list) or len(document) != len(calls):
         answer = _classify(url, calls[0].token, status, headers, document)

@@ -169,6 +169,7 @@ class Forwarder:
                     wait = delay(self.failures, self._rng)
             finally:
                 self._draining = False
+            self.agent.outbox.checkpoint(force=True)
             with self._lock:
                 self._retry_at = time.monotonic() + wait if self.failures else None
             self._wake.wait(wait)
@@ -204,6 +205,7 @@ class Forwarder:
                         raise
                     self._heard(group, result)
                     self.agent.settle(group, result)
+                    self.agent.outbox.checkpoint()  # here, not in a sale's commit
                     if isinstance(result, client.Answer) and client.service_wide(result):
                         blocked.append(result)
         finally:

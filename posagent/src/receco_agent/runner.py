@@ -60,4 +60,5 @@ def run_agent(settings: Settings, stop: threading.Event, host: str = "127.0.0.1"
         server.server_close()
         serving.join(SHUTDOWN_TIMEOUT)
         agent.forwarder.stop(SHUTDOWN_TIMEOUT)
+        agent.outbox.close()
         log.info("Stopped")
