@@ -3,9 +3,10 @@ import json
 import re
 import socket
 import threading
+import time
 
 import pytest
-from receco_agent import qr
+from receco_agent import busy, qr
 from receco_agent.httputil import Stopping
 from receco_agent.outbox import Outbox
 
@@ -694,3 +695,40 @@ def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server
     assert (status, answer["status"], answer["queued"]) == (200, "success", True)
     assert fake_service.requests == []
     assert agent_server.agent.outbox.get(answer["receiptId"]).state == "pending"
+
+
+def test_a_sale_made_after_the_service_said_it_is_busy_joins_the_queue_at_once(agent_server, fake_service):
+    fake_service.script.append(
+        Reply(503, error_envelope(503, "SERVICE_UNAVAILABLE", "The service is busy"), {"Retry-After": "2"})
+    )
+    first = post_json(f"{agent_server.url}/transactions", SALE)[1]
+    second = post_json(f"{agent_server.url}/transactions", {**SALE, "transactionId": "TX-after-503"})[1]
+    assert (first["queued"], second["queued"]) == (True, True)
+    assert fake_service.tokens() == [first["receiptId"]]  # the second never waited on the service
+    assert agent_server.agent.outbox.summary()["pending"] == 2
+
+
+def test_a_sale_made_after_a_slow_answer_joins_the_queue_and_the_pos_is_not_kept_waiting(agent_server, fake_service):
+    def slowly(body):
+        time.sleep(busy.SLOW_SECONDS + 0.2)
+        return None  # then answered as usual
+
+    fake_service.call = slowly
+    first = post_json(f"{agent_server.url}/transactions", SALE)[1]
+    fake_service.call = None
+    status, answer, _ = post_json(f"{agent_server.url}/transactions", {**SALE, "transactionId": "TX-after-slow"})
+    assert "queued" not in first  # confirmed by the service
+    assert (status, answer["status"], answer["queued"]) == (200, "success", True)
+    assert fake_service.tokens() == [first["receiptId"]]
+    assert agent_server.agent.outbox.get(answer["receiptId"]).state == "pending"
+
+
+def test_once_the_hold_has_passed_a_sale_goes_up_at_once_again(agent_server, fake_service, monkeypatch):
+    monkeypatch.setattr(busy, "HOLD_SECONDS", 0.3)
+    fake_service.script.append(Reply(503, error_envelope(503, "SERVICE_UNAVAILABLE", "The service is busy")))
+    post_json(f"{agent_server.url}/transactions", SALE)
+    assert post_json(f"{agent_server.url}/transactions", {**SALE, "transactionId": "TX-held"})[1]["queued"] is True
+    time.sleep(0.4)
+    answer = post_json(f"{agent_server.url}/transactions", {**SALE, "transactionId": "TX-later"})[1]
+    assert "queued" not in answer  # confirmed by the service
+    assert fake_service.tokens()[-1] == answer["receiptId"]

@@ -6,10 +6,12 @@ import json
 import logging
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from typing import TextIO
 
 from receco_agent import __version__, client, qr, timing
+from receco_agent.busy import Busy
 from receco_agent.config import Settings
 from receco_agent.forwarder import Forwarder, outcome_of
 from receco_agent.money import DEFAULT_CURRENCY, format_amount
@@ -44,6 +46,8 @@ class Agent:
         # Every call to the service, a sale's or the backlog's, takes its turn by the
         # service's rate limits here.
         self.pacer = Pacer()
+        # What the service's answers said of its load: while it is busy, sales queue.
+        self.busy = Busy()
         self.forwarder = Forwarder(self, QUEUE_UPLOAD_TIMEOUT)
         self.online: bool | None = None
         self.last_contact: str | None = None
@@ -89,6 +93,7 @@ class Agent:
         granted, _ = self.pacer.grant(1)
         if not granted:
             return client.Answer(client.TRANSIENT, None, "held back by the service's rate limit")
+        started = time.monotonic()
         try:
             answer = client.create_receipt(
                 self.settings.api_url, self.settings.api_key, token, body, timeout, procedure=procedure
@@ -97,6 +102,7 @@ class Agent:
             self.pacer.unused(1)
             raise
         timing.mark("service")
+        self.busy.heard(time.monotonic() - started, answer.status, answer.retry_after)
         self.pacer.heard(1, answer.limits, refused=int(answer.status == 429), retry_after=answer.retry_after)
         self._contact(answer.kind != client.TRANSIENT or answer.status == 429)
         if answer.kind == client.CONFIRMED:
@@ -228,8 +234,10 @@ class Agent:
                     "error": f"Could not store the sale in the local queue: {exc}",
                 }
             timing.mark("stored")
-            if self.forwarder.draining() and self.settings.offline_mode:
-                # A backlog is being uploaded: this sale joins it rather than make the POS wait.
+            if self.settings.offline_mode and (self.forwarder.draining() or self.busy.holding()):
+                # A backlog is being uploaded, or the service is busy (it asked this agent to
+                # wait, or answered slowly): this sale joins the queue rather than make the POS
+                # wait on the service (receco_agent.busy).
                 answer = client.Answer(client.TRANSIENT, None, "queued behind the backlog")
             else:
                 try:

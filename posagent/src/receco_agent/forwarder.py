@@ -21,6 +21,7 @@ from typing import Protocol
 
 from receco_agent import client
 from receco_agent.backoff import delay, next_wait
+from receco_agent.busy import BUSY_STATUSES, Busy
 from receco_agent.config import Settings
 from receco_agent.outbox import CREATE_RECEIPT, Entry, Outbox, Outcome
 from receco_agent.pacing import Pacer
@@ -68,6 +69,7 @@ class Owner(Protocol):
     settings: Settings
     outbox: Outbox
     pacer: Pacer
+    busy: Busy
 
     def claim(self, token: str) -> bool: ...
 
@@ -286,7 +288,16 @@ class Forwarder:
         if connection is None or connection.api_url != settings.api_url:
             connection = self._local.connection = client.Connection(settings.api_url, self.timeout)
         calls = [client.Call(entry.procedure, entry.token, entry.body) for entry in group]
-        return client.call_batch(connection, settings.api_key, calls)
+        started = time.monotonic()
+        result = client.call_batch(connection, settings.api_key, calls)
+        took = time.monotonic() - started
+        if isinstance(result, client.Answer):  # one answer for the whole request
+            self.agent.busy.heard(took, result.status, result.retry_after)
+        else:
+            busy = [answer for answer in result if answer.status in BUSY_STATUSES]
+            retry_after = max((answer.retry_after or 0 for answer in busy), default=0) or None
+            self.agent.busy.heard(took, busy[0].status if busy else result[0].status, retry_after)
+        return result
 
     def _maybe_prune(self) -> None:
         now = time.monotonic()
