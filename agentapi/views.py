@@ -15,13 +15,13 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.csrf import csrf_exempt
 
 from agentapi.procedures import Call
 from merchants.admission.admit import admit
 from merchants.admission.limits import RateLimitExceeded, RateState
 from receco.errors import ReceiptError
 from receco.lib.addresses import client_ip
+from receco.lib.responses import set_made
 from receco.lib.trpc import PROCEDURES, ProcedureError, failure, success
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,6 @@ class Outcome(NamedTuple):
     limits: RateState | None  # where a live key stands, for the RateLimit headers
 
 
-@csrf_exempt
 def trpc(request: HttpRequest, path: str) -> HttpResponse:
     names = path.split(",")
     query = _query(request)
@@ -166,10 +165,10 @@ def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
 def _respond(body, status: int, retry_after: int | None, limits: RateState | None = None) -> HttpResponse:
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after:
-        response["Retry-After"] = str(retry_after)
+        set_made(response, "Retry-After", str(retry_after))
     if limits is not None:
         for header, value in limits.headers().items():
-            response[header] = value
+            set_made(response, header, value)
     if status == 405:
-        response["Allow"] = "GET, POST"
+        set_made(response, "Allow", "GET, POST")
     return response
