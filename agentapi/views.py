@@ -8,7 +8,7 @@ JSON array in call order, 207 when the statuses differ.
 
 import logging
 from typing import NamedTuple
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import orjson
 from django.conf import settings
@@ -68,6 +68,8 @@ def _query(request: HttpRequest) -> dict[str, str]:
     raw = request.META.get("QUERY_STRING", "")
     if not raw.isascii():  # undecoded UTF-8, which the WSGI server gave as latin-1 (PEP 3333)
         raw = raw.encode("latin-1", "replace").decode("utf-8", "replace")
+    if raw.startswith("input=") and "&" not in raw and "+" not in raw:
+        return {"input": unquote(raw[6:])}  # a single call's query, as parse_qsl reads it
     try:
         fields = parse_qsl(raw, keep_blank_values=True, max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
     except ValueError:  # more fields than that: no call reads them
