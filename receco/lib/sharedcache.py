@@ -128,20 +128,24 @@ class HeldConnection:
         try:
             return self._send(packed)
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            self._drop()  # a new socket for the second try (a late reply must not be read); its failure is raised
-            return self._send(packed)
+            pass  # on a new socket once more; its failure is raised
+        return self._send(packed)
 
     def _send(self, packed: bytes):
         sock = self._socket or self._connect()
-        sock.sendall(packed)
         reader, buffer = self._reader, self._buffer
-        reply = reader.gets()
-        while reply is False:
-            size = sock.recv_into(buffer)  # a timeout raises
-            if not size:
-                raise RedisConnectionError("Connection closed by the server")
-            reader.feed(buffer, 0, size)
+        try:
+            sock.sendall(packed)
             reply = reader.gets()
+            while reply is False:
+                size = sock.recv_into(buffer)  # a timeout raises
+                if not size:
+                    raise RedisConnectionError("Connection closed by the server")
+                reader.feed(buffer, 0, size)
+                reply = reader.gets()
+        except BaseException:
+            self._drop()  # a reply that comes late must never be read as the next command's
+            raise
         if isinstance(reply, redis.ResponseError):
             raise reply
         return reply
