@@ -8,20 +8,20 @@ JSON array in call order, 207 when the statuses differ.
 
 import logging
 from typing import NamedTuple
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import orjson
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.csrf import csrf_exempt
 
 from agentapi.procedures import Call
 from merchants.admission.admit import admit
 from merchants.admission.limits import RateLimitExceeded, RateState
 from receco.errors import ReceiptError
 from receco.lib.addresses import client_ip
+from receco.lib.responses import set_made
 from receco.lib.trpc import PROCEDURES, ProcedureError, failure, success
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,6 @@ class Outcome(NamedTuple):
     limits: RateState | None  # where a live key stands, for the RateLimit headers
 
 
-@csrf_exempt
 def trpc(request: HttpRequest, path: str) -> HttpResponse:
     names = path.split(",")
     query = _query(request)
@@ -69,6 +68,8 @@ def _query(request: HttpRequest) -> dict[str, str]:
     raw = request.META.get("QUERY_STRING", "")
     if not raw.isascii():  # undecoded UTF-8, which the WSGI server gave as latin-1 (PEP 3333)
         raw = raw.encode("latin-1", "replace").decode("utf-8", "replace")
+    if raw.startswith("input=") and "&" not in raw and "+" not in raw:
+        return {"input": unquote(raw[6:])}  # a single call's query, as parse_qsl reads it
     try:
         fields = parse_qsl(raw, keep_blank_values=True, max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS)
     except ValueError:  # more fields than that: no call reads them
@@ -166,10 +167,10 @@ def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
 def _respond(body, status: int, retry_after: int | None, limits: RateState | None = None) -> HttpResponse:
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after:
-        response["Retry-After"] = str(retry_after)
+        set_made(response, "Retry-After", str(retry_after))
     if limits is not None:
         for header, value in limits.headers().items():
-            response[header] = value
+            set_made(response, header, value)
     if status == 405:
-        response["Allow"] = "GET, POST"
+        set_made(response, "Allow", "GET, POST")
     return response

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from merchants.admission.store import Count, store
 from receco.errors import RateLimited
@@ -77,8 +79,19 @@ class RateLimitExceeded(RateLimited):
 
 def rates(setting: str) -> tuple[Rate, ...]:
     """The rates of a setting (one rate, or a list of them)."""
-    value = getattr(settings, setting)
-    return _parsed((value,) if isinstance(value, str) else tuple(value))
+    found = _rates.get(setting)
+    if found is None:
+        value = getattr(settings, setting)
+        found = _rates[setting] = _parsed((value,) if isinstance(value, str) else tuple(value))
+    return found
+
+
+_rates: dict[str, tuple[Rate, ...]] = {}  # read for every call; by setting, until a setting changes
+
+
+@receiver(setting_changed)
+def _forget_rates(setting, **kwargs):
+    _rates.pop(setting, None)
 
 
 # Every limit a caller of the API is held to, by the setting that declares it, and what it
@@ -142,12 +155,15 @@ def judge(counted: Sequence[Window], values: Sequence[int], who: str, *, adverti
     hold ``values``); the state only when it is ``advertise``d (live keys').
 
     Raises RateLimitExceeded, naming the first limit passed and ``who`` was counted."""
-    quotas, exceeded = [], None
+    exceeded = None
     for window, value in zip(counted, values, strict=False):
-        quotas.append(Quota(window.rate, max(0, window.rate.limit - value), window.reset))
-        if value > window.rate.limit and exceeded is None:
+        if value > window.rate.limit:
             exceeded = window
-    state = RateState(tuple(quotas)) if advertise else None
+            break
+    state = None
+    if advertise:
+        pairs = zip(counted, values, strict=False)
+        state = RateState(tuple(Quota(w.rate, max(0, w.rate.limit - value), w.reset) for w, value in pairs))
     if exceeded is not None:
         metrics.rate_limit_refused("anonymous" if who == ANONYMOUS_WHO else "live_key")
         message = f"Rate limit exceeded: at most {exceeded.rate.describe()} {who}"

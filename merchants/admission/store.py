@@ -10,6 +10,7 @@ name is under RECECO_CACHE_PREFIX.
 
 import functools
 import hashlib
+import os
 import secrets
 import threading
 import time
@@ -85,19 +86,23 @@ _COUNT_SCRIPT_SHA = hashlib.sha1(_COUNT_SCRIPT.encode()).hexdigest()  # noqa: S3
 
 class RedisStore(Store):
     def count(self, counts, version=None):
-        held = sharedcache.held_connection()
-        args = [str(len(counts))]
-        keys = []
-        for count in counts:
-            keys.append(sharedcache.key(count.name))
-            args += [str(count.ttl), "1" if count.add else "0"]
+        prefix = sharedcache.key("")
+        command = ["EVALSHA", _COUNT_SCRIPT_SHA, 0]
+        command += [prefix + count.name for count in counts]
         if version is not None:
-            keys.append(sharedcache.key(version))
-            args.append(secrets.token_hex(8))
+            command.append(prefix + version)
+        command[2] = len(command) - 3  # how many keys
+        command.append(len(counts))
+        for count in counts:
+            command += (count.ttl, 1 if count.add else 0)
+        if version is not None:
+            command.append(os.urandom(8).hex())  # the version, should it be missing
+        held = sharedcache.held_connection()
         try:
-            results = held.execute("EVALSHA", _COUNT_SCRIPT_SHA, str(len(keys)), *keys, *args)
+            results = held.execute(*command)
         except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
-            results = held.execute("EVAL", _COUNT_SCRIPT, str(len(keys)), *keys, *args)
+            command[:2] = ["EVAL", _COUNT_SCRIPT]
+            results = held.execute(*command)
         if version is None:
             return results, None
         return results[:-1], results[-1].decode()

@@ -11,7 +11,9 @@ state.
 Each thread keeps one connection for the command every API request sends
 (``held_connection``): redis-py's way around one command (taking a connection from the
 pool and giving it back, a poll of the socket, the retry machinery, checking arguments
-that hiredis checks again) costs more than the command.
+that hiredis checks again) costs more than the command. redis-py connects it (the
+password, the database number, TLS); the command and its reply then go straight through
+its socket and a hiredis reader of its own.
 """
 
 import functools
@@ -28,6 +30,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import InvalidResponse
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from receco.ops import metrics
@@ -114,30 +117,68 @@ class HeldConnection:
     def __init__(self, pool):
         self.pool = pool
         self.connection = None
+        self._socket = None  # the connection's while it is connected
+        self._reader = None
+        self._buffer = bytearray(65536)
 
     def execute(self, *args):
-        """Send one command (its name and arguments as str or bytes) and return its reply;
-        raises ResponseError and the like."""
+        """Send one command (its name and arguments as str, bytes or int) and return its
+        reply; raises ResponseError (NoScriptError, ...) and the like."""
+        packed = hiredis.pack_command(args)
         try:
-            return self._send(args)
+            return self._send(packed)
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            if self.connection is not None:
-                self.connection.disconnect()  # a new socket for the second try; its failure is raised
-            return self._send(args)
+            pass  # on a new socket once more; its failure is raised
+        return self._send(packed)
 
-    def _send(self, args: tuple):
+    def _send(self, packed: bytes):
+        sock = self._socket or self._connect()
+        reader, buffer = self._reader, self._buffer
+        try:
+            sock.sendall(packed)
+            reply = reader.gets()
+            while reply is False:
+                size = sock.recv_into(buffer)  # a timeout raises
+                if not size:
+                    raise RedisConnectionError("Connection closed by the server")
+                reader.feed(buffer, 0, size)
+                reply = reader.gets()
+        except BaseException:
+            self._drop()  # a reply that comes late must never be read as the next command's
+            raise
+        if isinstance(reply, redis.ResponseError):
+            raise reply
+        return reply
+
+    def _connect(self):
         if self.connection is None:
-            self.connection = self.pool.get_connection()  # held until the process ends
-        self.connection.send_packed_command([hiredis.pack_command(args)])
-        return self.connection.read_response()
+            self.connection = self.pool.get_connection()  # connected; held until the process ends
+        else:
+            self.connection.connect()
+        self._reader = hiredis.Reader(protocolError=InvalidResponse, replyError=self.connection._parser.parse_error)
+        self._socket = self.connection._sock
+        return self._socket
+
+    def _drop(self) -> None:
+        self._socket = self._reader = None
+        if self.connection is not None:
+            self.connection.disconnect()
 
 
 def held_connection() -> HeldConnection | None:
     """This thread's HeldConnection to REDIS_URL, or None without REDIS_URL."""
-    client = redis_client()
-    if client is None:
-        return None
     held = getattr(_held, "connection", None)
-    if held is None or held.pool is not client.connection_pool:  # first use, or forked
+    if held is None:
+        client = redis_client()
+        if client is None:
+            return None
         held = _held.connection = HeldConnection(client.connection_pool)
     return held
+
+
+def _forget_the_parent() -> None:
+    # A forked child makes its own connection: the parent's socket is not its to use.
+    _held.__dict__.clear()
+
+
+os.register_at_fork(after_in_child=_forget_the_parent)

@@ -92,3 +92,14 @@ def test_the_sdks_receipt_link_with_an_unknown_token_still_leads_to_the_page_tha
     response = client.get("/receipt/rcpt_unknown0_zzzzzz", follow=True)
     assert response.redirect_chain == [("/app/receipt/rcpt_unknown0_zzzzzz", 301)]
     assert response.status_code == 404
+
+
+def test_a_host_that_passed_is_checked_again_when_the_allowed_hosts_change(client, settings, stored):
+    url = "/api/trpc/getReceipt?input=" + quote('{"token": "STORE1"}')
+    assert client.get(url, headers={"Host": "shop.example"}).status_code == 400
+    settings.ALLOWED_HOSTS = ["shop.example"]
+    assert client.get(url, headers={"Host": "shop.example"}).status_code == 200
+    settings.ALLOWED_HOSTS = ["other.example"]
+    response = client.get(url, headers={"Host": "shop.example"})
+    assert response.status_code == 400
+    assert json.loads(response.content) == error_envelope(400, "INVALID_INPUT", "Bad request", "getReceipt")

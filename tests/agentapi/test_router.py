@@ -1,9 +1,11 @@
 """The transport around the procedures: unknown names, methods, bodies, batches, failures."""
 
 import json
+from urllib.parse import parse_qsl
 
 import pytest
 
+from agentapi.views import _query
 from receco.lib.trpc import PROCEDURES, Procedure
 from tests.helpers import error_envelope
 
@@ -174,3 +176,24 @@ def test_api_answers_carry_the_headers_of_the_skipped_middleware(api, receipt):
     assert response["X-Frame-Options"] == "DENY"
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["Content-Length"] == str(len(response.content))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "input=%7B%22token%22%3A%20%22STORE1%22%7D",
+        "input=",
+        "input",
+        "input=a=b%3D",
+        "input=%ZZ%7",
+        "input=%E2%82%AC%FF",
+        "input=a+b%2B",
+        "input=a&input=b",
+        "batch=1&input=%7B%7D",
+        "input=x;y",
+        "inputs=x",
+        "",
+    ],
+)
+def test_the_query_string_is_read_as_parse_qsl_reads_it(rf, query):
+    assert _query(rf.get("/api/trpc/getReceipt?" + query)) == dict(parse_qsl(query, keep_blank_values=True))

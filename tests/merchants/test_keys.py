@@ -18,6 +18,7 @@ from merchants.keys import (
     issue_key,
     key_digest,
     parse_grace,
+    proves,
     revoke_key,
     rotate_key,
     well_formed,
@@ -72,6 +73,22 @@ def test_the_digest_is_keyed_by_the_server_secret(settings):
     before = key_digest(key)
     settings.RECECO_API_KEY_SECRET = "another-secret"
     assert key_digest(key) != before
+
+
+def test_a_key_that_proved_once_is_still_told_from_any_other(merchant):
+    issued = issue_key(merchant, "live")
+    assert proves(issued.key, issued.api_key) is True
+    assert proves(issued.key, issued.api_key) is True  # the process's own proof
+    forged = issued.key[:-1] + ("A" if issued.key[-1] != "A" else "B")
+    assert proves(forged, issued.api_key) is False
+    assert proves(generate_key("live"), issued.api_key) is False
+
+
+def test_a_key_proved_under_one_server_secret_is_proved_again_under_another(merchant, settings):
+    issued = issue_key(merchant, "live")
+    assert proves(issued.key, issued.api_key) is True
+    settings.RECECO_API_KEY_SECRET = "another-secret"  # its stored digest was made under the old one
+    assert proves(issued.key, issued.api_key) is False
 
 
 def test_find_key_accepts_the_full_key_or_its_prefix(merchant):
