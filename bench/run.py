@@ -470,12 +470,12 @@ def _database_url(base: str, name: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
 
 
-def _prepare_database(args, url: str, count: int, merchants: int) -> None:
+def _prepare_database(args, url: str, count: int, seed_merchants: int) -> None:
     """The database at ``url`` migrated, with the benchmark's merchants, holding ``count``
-    seeded receipts spread over ``merchants`` merchants (or ``count``, if fewer): the same
+    seeded receipts spread over ``seed_merchants`` merchants (or ``count``, if fewer): the same
     merchants in every database of a run, whose workers each read every merchant a
     receipt names once a minute (merchants.admission.memory), whatever the table's size."""
-    merchants = min(merchants, count)
+    seed_merchants = min(seed_merchants, count)
     name = urlsplit(url).path.lstrip("/")
     with psycopg.connect(_database_url(args.database_url, "postgres"), autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
@@ -514,19 +514,19 @@ def _prepare_database(args, url: str, count: int, merchants: int) -> None:
             )
             connection.execute("VACUUM ANALYZE receipts_receipt")
         seeded, spread = _seeded(connection)
-        if _stale(seeded, spread, count, merchants):
+        if _stale(seeded, spread, count, seed_merchants):
             print(
                 f"  it holds {seeded:,} seeded receipts of {spread:,} merchants: removing them to seed {count:,}"
-                f" over {merchants:,}",
+                f" over {seed_merchants:,}",
                 flush=True,
             )
             _delete_seeded(connection)
             seeded = 0
         if seeded < count:
             more = count - seeded
-            print(f"  seeding {more:,} receipts over {min(merchants, more):,} merchants", flush=True)
+            print(f"  seeding {more:,} receipts over {min(seed_merchants, more):,} merchants", flush=True)
             started = time.monotonic()
-            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(min(merchants, more)))
+            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(min(seed_merchants, more)))
             print(f"  seeded in {time.monotonic() - started:.1f} s", flush=True)
         else:
             print(f"  reusing its {seeded:,} seeded receipts of {spread:,} merchants", flush=True)
