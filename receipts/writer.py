@@ -452,16 +452,19 @@ def _seed_tables(cursor, segments: list, rng) -> None:
 
 
 def _truncated_if_empty(cursor, table: str) -> bool:
-    """TRUNCATE ``table`` and the tables whose foreign keys name it (and theirs) when all are empty, so
-    that rows copied into it in this transaction may be stored frozen (``COPY … FREEZE``:
-    marked visible to all and frozen as written, where vacuum would otherwise rewrite
-    every page of a bulk load later to set its hint bits and freeze it); say whether it did."""
+    """TRUNCATE ``table`` and the tables whose foreign keys name it (and theirs) when all
+    are empty, so that rows copied into it in this transaction may be stored frozen
+    (``COPY … FREEZE``: marked visible to all and frozen as written, where vacuum would
+    otherwise rewrite every page of a bulk load later to set its hint bits and freeze it);
+    say whether it did. Holds the tables locked until the transaction ends."""
     cursor.execute(
         "WITH RECURSIVE named (id) AS (SELECT %s::regclass::oid UNION SELECT c.conrelid FROM pg_constraint c"
         " JOIN named n ON c.confrelid = n.id AND c.contype = 'f') SELECT id::regclass::text FROM named",
         [table],
     )
     tables = [name for (name,) in cursor.fetchall()]
+    # Locked before they are looked at: a sale committed in between would be truncated.
+    cursor.execute(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE")
     for name in tables:
         cursor.execute(f"SELECT EXISTS (SELECT FROM {name})")  # noqa: S608 (names from the catalogue)
         if cursor.fetchone()[0]:
