@@ -370,9 +370,9 @@ def insert_generated(merchants: list[tuple[Merchant, int]], start, end, rng) -> 
 
     Into an empty table, a second connection makes the rows and streams them (COPY TO, in
     binary) into this one's COPY FROM: the two work at once, and COPY stores rows in
-    batches, and stores them frozen when the tables naming receipts are empty too
-    (``_truncated_if_empty``). Into a table that holds receipts, they are made here first, and a token or
-    short code already stored is drawn again before anything is inserted.
+    batches, frozen when the tables naming receipts are empty too (``_truncated_if_empty``).
+    Into a table that holds receipts, they are made here first, and a token or short code
+    already stored is drawn again before anything is inserted.
     """
     segments = seeding.segments(merchants, start, end)
     total = sum(segment.count for segment in segments)
