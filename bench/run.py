@@ -351,7 +351,7 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
     name = f"{args.database_prefix}_{_label(count)}"
     url = _database_url(args.database_url, name)
     print(f"\n{count:,} receipts (database {name})", flush=True)
-    _prepare_database(args, url, count)
+    _prepare_database(args, url, count, _seed_merchants(max(args.receipts)))
     workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
     scenarios = _scenarios(url, workdir)
     project_url = f"http://127.0.0.1:{args.port}"
@@ -401,7 +401,7 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
             name = f"{args.database_prefix}_{_label(count)}"
             url = _database_url(args.database_url, name)
             print(f"\n{count:,} receipts (database {name})", flush=True)
-            _prepare_database(args, url, count)
+            _prepare_database(args, url, count, _seed_merchants(max(args.receipts)))
             workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
             port = args.port + 2 * index
             urls = {"project": f"http://127.0.0.1:{port}", "reference": f"http://127.0.0.1:{port + 1}"}
@@ -470,7 +470,12 @@ def _database_url(base: str, name: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
 
 
-def _prepare_database(args, url: str, count: int) -> None:
+def _prepare_database(args, url: str, count: int, seed_merchants: int) -> None:
+    """The database at ``url`` migrated, with the benchmark's merchants, holding ``count``
+    seeded receipts spread over ``seed_merchants`` merchants (or ``count``, if fewer): the same
+    merchants in every database of a run, whose workers each read every merchant a
+    receipt names once a minute (merchants.admission.memory), whatever the table's size."""
+    seed_merchants = min(seed_merchants, count)
     name = urlsplit(url).path.lstrip("/")
     with psycopg.connect(_database_url(args.database_url, "postgres"), autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
@@ -508,33 +513,55 @@ def _prepare_database(args, url: str, count: int) -> None:
                 (SEED_MERCHANT,),
             )
             connection.execute("VACUUM ANALYZE receipts_receipt")
-        seeded = _seeded(connection)
-        if seeded > count:
-            print(f"  it holds {seeded:,} seeded receipts: removing them to seed {count:,}", flush=True)
-            _delete_receipts_of(connection, SEED_MERCHANT)
+        seeded, spread = _seeded(connection)
+        if _stale(seeded, spread, count, seed_merchants):
+            print(
+                f"  it holds {seeded:,} seeded receipts of {spread:,} merchants: removing them to seed {count:,}"
+                f" over {seed_merchants:,}",
+                flush=True,
+            )
+            _delete_seeded(connection)
             seeded = 0
         if seeded < count:
-            print(f"  seeding {count - seeded:,} receipts", flush=True)
-            started = time.monotonic()
             more = count - seeded
-            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(_seed_merchants(more)))
+            print(f"  seeding {more:,} receipts over {min(seed_merchants, more):,} merchants", flush=True)
+            started = time.monotonic()
+            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(min(seed_merchants, more)))
             print(f"  seeded in {time.monotonic() - started:.1f} s", flush=True)
         else:
-            print(f"  reusing its {seeded:,} seeded receipts", flush=True)
+            print(f"  reusing its {seeded:,} seeded receipts of {spread:,} merchants", flush=True)
     _delete_created(url)
 
 
-def _seeded(connection) -> int:
-    """The receipts of the seeded merchant and of those seedreceipts made like it."""
+def _seeded(connection) -> tuple[int, int]:
+    """The receipts of the seeded merchant and of those seedreceipts made like it, and how
+    many of those merchants hold them."""
     return connection.execute(
-        "SELECT count(*) FROM receipts_receipt r JOIN merchants_merchant m ON m.id = r.merchant_id"
-        " WHERE m.string_id = %s OR m.string_id LIKE %s",
+        "SELECT coalesce(sum(n), 0)::bigint, count(*) FROM (SELECT count(*) AS n FROM receipts_receipt r"
+        " JOIN merchants_merchant m ON m.id = r.merchant_id WHERE m.string_id = %s OR m.string_id LIKE %s"
+        " GROUP BY r.merchant_id) held",
         (SEED_MERCHANT, f"{SEED_MERCHANT}-%"),
-    ).fetchone()[0]
+    ).fetchone()
+
+
+def _stale(seeded: int, spread: int, count: int, merchants: int) -> bool:
+    """Whether ``seeded`` receipts held by ``spread`` merchants must go to seed ``count``
+    over ``merchants``: too many, or over other merchants (fewer are topped up)."""
+    return seeded > count or (seeded > 0 and spread != merchants)
+
+
+def _delete_seeded(connection) -> None:
+    """Remove the seeded receipts: the seeded merchant's and those of the merchants made like it."""
+    for (string_id,) in connection.execute(
+        "SELECT string_id FROM merchants_merchant WHERE string_id = %s OR string_id LIKE %s",
+        (SEED_MERCHANT, f"{SEED_MERCHANT}-%"),
+    ).fetchall():
+        _delete_receipts_of(connection, string_id)
 
 
 def _seed_merchants(count: int) -> int:
-    """How many merchants ``count`` seeded receipts are spread over: one per 10,000, at most 1,000."""
+    """How many merchants ``count`` seeded receipts are spread over: one per 10,000, at most
+    1,000 (a run's smaller databases over as many: ``_prepare_database``)."""
     return max(1, min(1000, count // 10_000))
 
 

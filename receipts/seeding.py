@@ -245,9 +245,11 @@ class Generator:
                 timestamptz 'epoch' + {sold_us} * interval '1 microsecond' AS transaction_date, b.items,
                 'retail' AS category, {_array(methods)}[x.method] AS payment_method,
                 {_array(locations)}[x.location] AS location, 'completed' AS status, x.livemode, false AS keyed,
-                CASE WHEN x.method IN ({cards}) OR b.tax_lines_json IS NOT NULL
-                    THEN ('{{' || concat_ws(',', '"tax_lines":' || b.tax_lines_json, '"payment_details":' || {card})
-                        || '}}')::jsonb END AS details,
+                -- Built as jsonb, not parsed from text: the basket holds its VAT line ready.
+                CASE WHEN x.method IN ({cards}) THEN coalesce(b.tax_details, '{{}}'::jsonb) || jsonb_build_object(
+                        'payment_details', jsonb_build_object('card_brand', {_array(CARD_BRANDS)}[x.brand],
+                        'card_last4', x.last4))
+                    ELSE b.tax_details END AS details,
                 NULL::bigint AS refund_of_id, x.email AS customer_email, x.phone AS customer_phone,
                 x.series AS number_series, x.first_number + x.k AS number,
                 timestamptz 'epoch' + x.stored_us * interval '1 microsecond' AS created_at,
@@ -296,7 +298,8 @@ def segment_rows(segment: Segment) -> tuple:
 
 
 def basket_rows(rng: random.Random) -> list[tuple]:
-    """seed_basket's rows: BASKETS baskets, each as stored and as fingerprinted."""
+    """seed_basket's rows: BASKETS baskets, each as stored and as fingerprinted, and the
+    receipt's ``details`` of a basket with a VAT line paid otherwise than by card."""
     rows = []
     for index in range(BASKETS):
         made = basket(rng)
@@ -307,8 +310,8 @@ def basket_rows(rng: random.Random) -> list[tuple]:
                 json.dumps(made["items"]),
                 _json(made["items"]),
                 made["total_amount"],
-                json.dumps(tax_lines) if tax_lines else None,
                 _json(tax_lines) if tax_lines else None,
+                json.dumps({"tax_lines": tax_lines}) if tax_lines else None,
             )
         )
     return rows
@@ -320,7 +323,7 @@ SEGMENT_TABLE = """CREATE TEMPORARY TABLE seed_segment (
     start_us bigint, step_us float8) ON COMMIT DROP"""
 DIGITS_TABLE = "CREATE TEMPORARY TABLE seed_digits (b36 bytea, b31 bytea) ON COMMIT DROP"
 BASKET_TABLE = """CREATE TEMPORARY TABLE seed_basket (
-    id int PRIMARY KEY, items jsonb, items_json text, total_amount bigint, tax_lines jsonb, tax_lines_json text)
+    id int PRIMARY KEY, items jsonb, items_json text, total_amount bigint, tax_lines_json text, tax_details jsonb)
     ON COMMIT DROP"""
 
 

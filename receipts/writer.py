@@ -392,8 +392,9 @@ def insert_generated(merchants: list[tuple[Merchant, int]], start, end, rng) -> 
 
     Into an empty table, a second connection makes the rows and streams them (COPY TO, in
     binary) into this one's COPY FROM: the two work at once, and COPY stores rows in
-    batches. Into a table that holds receipts, they are made here first, and a token or
-    short code already stored is drawn again before anything is inserted.
+    batches, frozen when the tables naming receipts are empty too (``_truncated_if_empty``).
+    Into a table that holds receipts, they are made here first, and a token or short code
+    already stored is drawn again before anything is inserted.
     """
     segments = seeding.segments(merchants, start, end)
     total = sum(segment.count for segment in segments)
@@ -435,9 +436,12 @@ def insert_generated(merchants: list[tuple[Merchant, int]], start, end, rng) -> 
                 maker.cursor_factory = getattr(maker.cursor_factory, "without_deadline", maker.cursor_factory)
                 maker.execute("SET statement_timeout = 0")
                 _seed_tables(maker.cursor(), segments, rng)
-                rows = generator.rows_sql()
+                # OFFSET 0 keeps the rows' query whole: pulled up, its token would be made twice
+                # (for its column and for the fingerprint).
+                rows = f"{generator.rows_sql()} OFFSET 0"
                 made = f"COPY (SELECT {values} FROM ({rows}) AS seed_rows) TO STDOUT (FORMAT binary)"  # noqa: S608
-                stored = f"COPY {table} ({names}) FROM STDIN (FORMAT binary)"
+                frozen = ", FREEZE" if _truncated_if_empty(cursor, table) else ""
+                stored = f"COPY {table} ({names}) FROM STDIN (FORMAT binary{frozen})"
                 with maker.cursor().copy(made) as source, cursor.cursor.copy(stored) as sink:
                     for data in source:
                         sink.write(data)
@@ -468,6 +472,28 @@ def _seed_tables(cursor, segments: list, rng) -> None:
     with cursor.copy("COPY seed_basket FROM STDIN") as copy:
         for row in seeding.basket_rows(rng):
             copy.write_row(row)
+
+
+def _truncated_if_empty(cursor, table: str) -> bool:
+    """TRUNCATE ``table`` and the tables whose foreign keys name it (and theirs) when all
+    are empty, so that rows copied into it in this transaction may be stored frozen
+    (``COPY … FREEZE``: marked visible to all and frozen as written, where vacuum would
+    otherwise rewrite every page of a bulk load later to set its hint bits and freeze it);
+    say whether it did. Holds the tables locked until the transaction ends."""
+    cursor.execute(
+        "WITH RECURSIVE named (id) AS (SELECT %s::regclass::oid UNION SELECT c.conrelid FROM pg_constraint c"
+        " JOIN named n ON c.confrelid = n.id AND c.contype = 'f') SELECT id::regclass::text FROM named",
+        [table],
+    )
+    tables = [name for (name,) in cursor.fetchall()]
+    # Locked before they are looked at: a sale committed in between would be truncated.
+    cursor.execute(f"LOCK TABLE {', '.join(tables)} IN ACCESS EXCLUSIVE MODE")
+    for name in tables:
+        cursor.execute(f"SELECT EXISTS (SELECT FROM {name})")  # noqa: S608 (names from the catalogue)
+        if cursor.fetchone()[0]:
+            return False
+    cursor.execute(f"TRUNCATE {', '.join(tables)}")
+    return True
 
 
 # Seeding at least this many receipts, and at least as many as the table holds, drops the

@@ -188,3 +188,24 @@ def test_a_short_code_already_taken_is_drawn_again(merchant, receipt_factory):
     assert Receipt.objects.count() == 51
     assert Receipt.objects.get(short_code=code) == taken
     assert len(set(Receipt.objects.values_list("short_code", flat=True))) == 51
+
+
+@pytest.mark.postgres
+def test_receipts_seeded_into_an_empty_table_are_stored_frozen(merchant):
+    # COPY FREEZE marks every page visible to all as it writes it: ANALYZE counts them.
+    call_command("seedreceipts", merchant.string_id, "300")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relpages, relallvisible FROM pg_class WHERE oid = 'receipts_receipt'::regclass")
+        pages, visible = cursor.fetchone()
+    assert pages > 0
+    assert visible == pages
+
+
+@pytest.mark.postgres
+def test_receipts_seeded_beside_others_are_stored_as_any_row(merchant, receipt_factory):
+    receipt_factory()
+    call_command("seedreceipts", merchant.string_id, "300")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relallvisible FROM pg_class WHERE oid = 'receipts_receipt'::regclass")
+        assert cursor.fetchone() == (0,)
+    assert Receipt.objects.count() == 301
