@@ -2,6 +2,7 @@
 persistent connections, and the health check replaces a dead one on the next request."""
 
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -34,12 +35,23 @@ def _get_receipt(base: str, token: str) -> int:
 
 
 def _terminate_other_backends() -> int:
+    """Terminate the other connections to the test database and wait until they are gone:
+    pg_terminate_backend only signals, and a backend still exiting can pass a worker's
+    health check on a loaded machine, then fail its query."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
-        return cursor.fetchone()[0]
+        pids = [pid for (pid,) in cursor.fetchall()]
+        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM unnest(%s::int[]) AS pid", [pids])
+        terminated = cursor.fetchone()[0]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [pids])
+            if cursor.fetchone()[0] == 0:
+                break
+            time.sleep(0.02)
+        return terminated
 
 
 def test_workers_recover_after_their_connections_are_killed(gunicorn, receipt_factory):
