@@ -53,6 +53,7 @@ from bench.run import (  # noqa: E402
     _prepare_database,
     _project_env,
     _scenarios,
+    _seed_merchants,
     _stop,
     _variants,
     _wait_until_up,
@@ -104,7 +105,7 @@ def main() -> None:
     count = args.receipts
     url = _database_url(args.database_url, f"{args.database_prefix}_{_label(count)}")
     print(_header(args), flush=True)
-    _prepare_database(args, url, count)
+    _prepare_database(args, url, count, _seed_merchants(count))
     workdir = Path(tempfile.mkdtemp(prefix="receco-connections-"))
     scenarios = [s for s in _scenarios(url, workdir) if s.name in ("getReceipt by token", CREATE_SCENARIO)]
     configs = [Config(w, c) for c, w in itertools.product(args.worker_class, args.workers)]

@@ -133,7 +133,7 @@ def main() -> None:
                     till.process.wait(30)
             gate.stop()
             _stop(server)
-        report["requests"] = _statuses(server.access_log)
+        report["requests"] = _statuses(server)
         report["agents"] = _not_through(tills)
         report["service"] = _exactly_once(url, tills)
         _print(args, report, total)
