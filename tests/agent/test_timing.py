@@ -19,21 +19,19 @@ def offline_agent(tmp_path, closed_url):
     stop_agent_server(running)
 
 
+# A commit to the queue, timed in three phases.
+COMMIT = ["queue lock", "queue written", "queue committed"]
 OFFLINE_PHASES = [
     "accepted",
     "thread",
     "body",
     "validated",
     "prepared",
-    "queue lock",
-    "queue written",
-    "queue committed",
+    *COMMIT,
     "stored",
     # The service cannot be reached: the attempt is recorded (a commit of its own).
     "service",
-    "queue lock",
-    "queue written",
-    "queue committed",
+    *COMMIT,
     "uploaded",
     "answered",
     "sent",
@@ -76,16 +74,7 @@ def test_a_sale_uploaded_at_once_marks_the_services_answer(agent_server, tmp_pat
     [line] = _lines(path)
     names = [point[0] for point in line["points"]]
     # The sale's commit, the service's answer, then its record (a commit of its own).
-    assert names[names.index("stored") :] == [
-        "stored",
-        "service",
-        "queue lock",
-        "queue written",
-        "queue committed",
-        "uploaded",
-        "answered",
-        "sent",
-    ]
+    assert names[names.index("stored") :] == ["stored", "service", *COMMIT, "uploaded", "answered", "sent"]
 
 
 def test_nothing_is_recorded_without_the_variable(offline_agent, tmp_path, monkeypatch):
