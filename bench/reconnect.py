@@ -545,9 +545,8 @@ def _print(args, report: dict, total: int) -> None:
         print("\n".join(report["spans"]))
     print(f"  service       {status_text(report['calls'])} (its metrics, by request; 400: the start-up probe)")
     print(f"  refused       {report['refused']:,} calls with 429 (receco_rate_limit_refusals_total)")
-    print(
-        f"  requests      {status_text(report['requests'])} (access log: each HTTP request; 503: shed, from the error log)"
-    )
+    shed = "503: shed, from the error log"
+    print(f"  requests      {status_text(report['requests'])} (access log: each HTTP request; {shed})")
     agents = ", ".join(f"{cause}: {count}" for cause, count in report["agents"].most_common()) or "none"
     print(f"  not through   {agents} (agents' logs: uploads that did not go through, by cause)")
     print(
