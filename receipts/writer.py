@@ -61,8 +61,7 @@ def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
 
 def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> tuple[Written, Change]:
     """The sale stored, and the change the hooks are told of once it has committed."""
-    connection = connections[insert.db]
-    if merchant.pk is None or connection.in_atomic_block:
+    if merchant.pk is None or connections[insert.db].in_atomic_block:
         return _sale_in_transaction(insert, merchant, values, keyed)
     insert = _numbered(insert, values)
     receipt, params = insert.prepare(merchant=merchant, **values)
@@ -73,11 +72,9 @@ def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool)
         with transaction.atomic(using=insert.db):
             _statement(insert, receipt, params)
             return Written(receipt, hooks.write(wanting, change)), change
-    if not parts:  # none wants it: the receipt and its number alone
-        return Written(_statement(insert, receipt, params), {}), change
-    return Written(
-        _statement(insert, receipt, params, parts), {hook.name: part.outcome for hook, part in parts}
-    ), change
+    parts = parts or []  # none wants it: the receipt and its number alone
+    outcomes = {hook.name: part.outcome for hook, part in parts}
+    return Written(_statement(insert, receipt, params, parts), outcomes), change
 
 
 def _sale_in_transaction(
