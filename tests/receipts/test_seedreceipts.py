@@ -1,5 +1,6 @@
 import random
 import re
+import zoneinfo
 from datetime import timedelta
 
 import pytest
@@ -87,30 +88,42 @@ def test_it_mixes_vat_lines_cards_and_contacts_as_sales_have_them(merchant):
     assert any(r.customer_email for r in receipts)
 
 
+def _series_names(merchant, days):
+    """The series a merchant's receipts of the last ``days`` days are numbered in: one a
+    year, the years read in the merchant's time zone (Africa/Lagos, UTC+1)."""
+    zone = zoneinfo.ZoneInfo(merchant.time_zone)
+    now = timezone.now()
+    years = range((now - timedelta(days=days)).astimezone(zone).year, now.astimezone(zone).year + 1)
+    return {f"MAMAPU-{year}" for year in years}
+
+
 def test_its_receipts_are_numbered_gaplessly_and_the_series_agree(merchant):
     call_command("seedreceipts", merchant.string_id, "300", "--merchants", "3")
     call_command("seedreceipts", merchant.string_id, "30", "--merchants", "3")
-    year = timezone.now().year
     for owner in Merchant.objects.all():
-        numbers = sorted(Receipt.objects.filter(merchant=owner).values_list("number", flat=True))
-        assert numbers == list(range(1, 111))
-        assert set(Receipt.objects.filter(merchant=owner).values_list("number_series", flat=True)) == {f"MAMAPU-{year}"}
-        assert ReceiptSeries.objects.get(merchant=owner).last == 110
+        # Sales of the last 90 days (the default): one series, two from January to March.
+        series = {s.name: s.last for s in ReceiptSeries.objects.filter(merchant=owner)}
+        assert set(series) == _series_names(owner, 90)
+        assert sum(series.values()) == 110
+        for name, last in series.items():
+            in_series = Receipt.objects.filter(merchant=owner, number_series=name)
+            assert sorted(in_series.values_list("number", flat=True)) == list(range(1, last + 1))
 
 
 def test_a_year_turning_starts_its_series_again(merchant):
     call_command("seedreceipts", merchant.string_id, "400", "--days", "400")
-    year = timezone.now().year
     series = {s.name: s.last for s in ReceiptSeries.objects.filter(merchant=merchant)}
-    assert set(series) == {f"MAMAPU-{year - 1}", f"MAMAPU-{year}"}
+    # 400 days span two of the merchant's years, or three in January.
+    assert set(series) == _series_names(merchant, 400)
     assert sum(series.values()) == 400
+    zone = zoneinfo.ZoneInfo(merchant.time_zone)
     for name, last in series.items():
         in_series = Receipt.objects.filter(number_series=name)
         assert sorted(in_series.values_list("number", flat=True)) == list(range(1, last + 1))
         # Numbered in the order they were stored, each in the year it was stored.
         by_time = list(in_series.order_by("created_at").values_list("number", flat=True))
         assert by_time == sorted(by_time)
-        assert {r.created_at.year for r in in_series} == {int(name[-4:])}
+        assert {r.created_at.astimezone(zone).year for r in in_series} == {int(name[-4:])}
 
 
 def test_it_spreads_receipts_over_more_merchants_made_like_the_first(merchant, capsys):
