@@ -9,6 +9,7 @@ client knows; the rest follow them.
 
 from dataclasses import dataclass
 
+from receipts.codes import SHORT_CODE_PATTERN
 from receipts.documents import RECEIPT, REFUND_RECEIPT, VAT_RECEIPT, VOIDED
 
 Schema = dict
@@ -78,7 +79,7 @@ class Field:
 RECEIPT_FIELDS = (
     Field("id", {"type": "integer"}, attribute="pk"),
     Field("token", {"type": "string"}),
-    Field("short_code", {"type": "string", "pattern": "^[A-Z0-9]{6}$"}),
+    Field("short_code", {"type": "string", "pattern": f"^{SHORT_CODE_PATTERN}$"}),
     Field("merchant_id", {"type": "integer"}),
     Field("merchant_name", {"type": "string"}),
     Field("merchant_logo", TEXT_OR_NULL),

@@ -26,6 +26,7 @@ from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
 from receipts import qr, sent_here, writer
+from receipts.codes import SHORT_CODE_PATTERN
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.display import origin, receipt_context
@@ -314,7 +315,7 @@ def _as_typed(reference: str) -> str:
 
 
 def _scan_context() -> dict:
-    return {"web_url": settings.RECECO_WEB_URL}
+    return {"web_url": settings.RECECO_WEB_URL, "code_pattern": SHORT_CODE_PATTERN}
 
 
 def _find(request: HttpRequest, raw_reference: str) -> Receipt:

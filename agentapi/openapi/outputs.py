@@ -7,6 +7,7 @@ not here fails the tests that check real answers against these schemas
 """
 
 from messaging.limits import DUPLICATE, LIMITED, QUEUED
+from receipts.codes import SHORT_CODE_PATTERN
 from receipts.fields import AMOUNT, DATE_TIME, RECEIPT_FIELDS, closed
 
 Schema = dict
@@ -43,7 +44,7 @@ CREATED = closed(
     {
         "id": {"type": "integer"},
         "token": {"type": "string"},
-        "short_code": {"type": "string", "pattern": "^[A-Z0-9]{6}$"},
+        "short_code": {"type": "string", "pattern": f"^{SHORT_CODE_PATTERN}$"},
         "receipt_url": {"type": "string", "format": "uri"},
         "deliveries": DELIVERIES,
     },

@@ -8,7 +8,8 @@
 (function () {
   var form = document.querySelector(".code-form");
   if (!form || !window.RececoQR) return;
-  var CODE = /^[A-Za-z0-9]{6}$/;
+  // A short code as the server declares it (receipts.codes), in any case as typed.
+  var CODE = new RegExp("^" + form.getAttribute("data-code-pattern") + "$", "i");
   var webUrl = form.getAttribute("data-web-url") || "";
 
   // Where a scanned text leads: one of our receipt links, or a bare short code.
