@@ -55,8 +55,9 @@ class Receipt(models.Model):
     location = models.CharField(max_length=200, null=True, blank=True)
     status = models.CharField(max_length=32, default="completed")
     livemode = models.BooleanField(default=True, help_text="False for test receipts.")
-    # Created with the owning merchant's API key. Nothing sent without that key can take
-    # a keyed sale's token or short code: a receipt made without it that holds them when
+    # Created on the owning merchant's authority: with its API key, or by its staff in the
+    # dashboard (a refund or void there). Nothing sent without that authority can take a
+    # keyed sale's token or short code: a receipt made without it that holds them when
     # the keyed sale arrives is set aside (receipts.creation, SetAside).
     keyed = models.BooleanField("created with the merchant's key", default=False, db_default=False)
     # What the POS sent beyond the total: subtotal, discount, tip, tax lines and payment
