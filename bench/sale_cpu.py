@@ -39,7 +39,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from bench.run import CREATE_BODY  # noqa: E402
+from bench.workload import CREATE_BODY  # noqa: E402
 from merchants.models import Merchant  # noqa: E402
 from receipts.creation import create_receipt  # noqa: E402
 from receipts.models import Receipt  # noqa: E402

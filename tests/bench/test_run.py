@@ -4,12 +4,8 @@ side, round by round, so a disturbance that hits one round does not decide a goa
 from types import SimpleNamespace
 
 import pytest
-from django.core.management import call_command
-from django.db import connection
 
-from bench import run
-from merchants.models import Merchant
-from receipts.models import Receipt
+from bench import run, workload
 
 # req/s per round, in the order the rounds ran (each round: reference, floor, then the variants).
 ROUNDS = {
@@ -32,11 +28,11 @@ def measured(monkeypatch):
         return run.Result(requests=rps * 10, duration_us=10_000_000, p50_us=4000, p99_us=9000, errors=0)
 
     monkeypatch.setattr(run, "_load", load)
-    monkeypatch.setattr(run, "_check_answer", lambda url, scenario, auth: None)
-    monkeypatch.setattr(run, "_authorization", lambda variant, scenario: variant.auth if variant else "")
+    monkeypatch.setattr(run, "check_answer", lambda url, scenario, auth: None)
+    monkeypatch.setattr(run, "authorization", lambda variant, scenario: variant.auth if variant else "")
     args = SimpleNamespace(rounds=3, warmup=0, duration=10)
-    variants = [run.Variant("anonymous", ""), run.Variant("test key", "t"), run.Variant("live key", "l")]
-    scenario = run.Scenario("getReceipt by token", "get")
+    variants = [workload.Variant("anonymous", ""), workload.Variant("test key", "t"), workload.Variant("live key", "l")]
+    scenario = workload.Scenario("getReceipt by token", "get")
     return run._measure_scenario(
         args, "wrk", scenario, variants, {"reference": "ref", "floor": "floor", "project": "proj"}
     )
@@ -72,45 +68,10 @@ def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
 
 
 def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured, capsys):
-    run._print_goals(SimpleNamespace(), {10_000: {run.CREATE_SCENARIO: measured}})
+    run._print_goals(SimpleNamespace(), {10_000: {workload.CREATE_SCENARIO: measured}})
     lines = [line.strip() for line in capsys.readouterr().out.splitlines() if "floor" in line]
     assert lines == [
         "met       10,000 createReceiptFromPOS, fresh tokens, anonymous: 0.94 of Django's floor (>= 0.9)",
         "MISSED    10,000 createReceiptFromPOS, fresh tokens, live key: 0.84 of Django's floor"
         " (the floor's anonymous figure: it has no keys) (>= 0.9)",
     ]
-
-
-@pytest.mark.django_db
-def test_the_answer_the_benchmark_checks_for_is_getreceipts(api, stored):
-    """The benchmark refuses to measure a server whose getReceipt answers other fields."""
-    status, body = api.get("getReceipt", {"token": stored.token})
-    assert status == 200
-    assert set(body["result"]["data"]) == run.RECEIPT_FIELDS
-
-
-@pytest.mark.parametrize(
-    ("seeded", "spread", "count", "merchants", "stale"),
-    [
-        (0, 0, 10_000, 1000, False),  # empty: seeded
-        (10_000, 1000, 10_000, 1000, False),  # as wanted: reused
-        (5_000, 1000, 10_000, 1000, False),  # too few: topped up over the same merchants
-        (10_000, 1, 10_000, 1000, True),  # one merchant where the run's largest database has 1,000
-        (20_000, 1000, 10_000, 1000, True),  # too many
-    ],
-)
-def test_a_database_seeded_over_other_merchants_is_seeded_again(seeded, spread, count, merchants, stale):
-    assert run._stale(seeded, spread, count, merchants) is stale
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db
-def test_the_seeded_receipts_are_counted_with_their_merchants_and_removed_alone(receipt_factory):
-    other = receipt_factory()  # another merchant's: not seeded
-    Merchant.objects.create(string_id=run.SEED_MERCHANT, name="Bench Shop", is_test=True, require_api_key=False)
-    call_command("seedreceipts", run.SEED_MERCHANT, "30", "--merchants", "3")
-    connection.ensure_connection()
-    assert run._seeded(connection.connection) == (30, 3)
-    run._delete_seeded(connection.connection)
-    assert run._seeded(connection.connection) == (0, 0)
-    assert list(Receipt.objects.all()) == [other]
