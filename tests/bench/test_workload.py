@@ -43,3 +43,25 @@ def test_the_seeded_receipts_are_counted_with_their_merchants_and_removed_alone(
     workload.delete_seeded(connection.connection)
     assert workload.count_seeded(connection.connection) == (0, 0)
     assert list(Receipt.objects.all()) == [other]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_getreceipt_scenarios_read_the_seeded_receipts_only(receipt_factory, tmp_path):
+    """Another merchant's receipt in the table (another benchmark's) is never drawn: the
+    benchmark's keys could not read it."""
+    other = receipt_factory()
+    Merchant.objects.create(string_id=workload.SEED_MERCHANT, name="Bench Shop", is_test=True, require_api_key=False)
+    call_command("seedreceipts", workload.SEED_MERCHANT, "4", "--merchants", "2")
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    scenarios = workload.draw_scenarios(url, tmp_path)
+    seeded = Receipt.objects.exclude(pk=other.pk)
+    assert sorted((tmp_path / "tokens.txt").read_text().split()) == sorted(seeded.values_list("token", flat=True))
+    assert sorted((tmp_path / "short_codes.txt").read_text().split()) == sorted(
+        seeded.values_list("short_code", flat=True)
+    )
+    assert [(scenario.name, scenario.refs) for scenario in scenarios[:2]] == [
+        ("getReceipt by short code", tmp_path / "short_codes.txt"),
+        ("getReceipt by token", tmp_path / "tokens.txt"),
+    ]
