@@ -1,9 +1,14 @@
-"""The many-connections benchmark's report (bench/connections.py): every kind of failure
-is counted and named, and a row meets the goal only without any."""
+"""The many-connections benchmark (bench/connections.py): every kind of failure is counted
+and named, a row meets the goal only without any, and the script runs as the docs run it."""
 
+import re
+import shutil
 from collections import Counter
 
+import pytest
+
 from bench import connections, servers
+from tests.bench.conftest import RECEIPTS, free_ports
 
 
 def _wrk(requests, p99_us, **errors):
@@ -72,3 +77,23 @@ def test_the_backends_waits_are_shown_as_backends_per_sample():
     assert connections.waits_text(waits) == "IO:WALSync 0.48, Lock:transactionid 0.27, CPU 0.04"
     assert connections.waits_text(Counter()) == ""
     assert connections.waits_text(Counter({"samples": 10})) == "idle"
+
+
+@pytest.mark.postgres
+def test_it_serves_the_image_under_load_and_counts_every_answer(smoke):
+    """As docs/benchmarks.md runs it, at its smallest: a row of figures and failures per
+    scenario, the service's answers from its access log, then the goals."""
+    if not shutil.which("wrk"):
+        pytest.skip("needs wrk (apt-get install wrk): bench/connections.py drives its load with it")
+    out = smoke.run(
+        "connections.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "4", "--workers", "1", "--think-ms", "0", "--variants", "anonymous",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(1)),
+    )  # fmt: skip
+    assert out.startswith("Receco under many connections\n")
+    for scenario in ("getReceipt by token", "createReceiptFromPOS, fresh tokens"):
+        row = rf"^  {scenario}, anonymous, 1 buffering, flat out +\d+ +\d+\.\d +\d+\.\d +\d+\.\d  none$"
+        assert re.search(row, out, re.M), f"no row of figures for {scenario}:\n{out}"
+    assert re.search(r"^    1 buffering +200: [\d,]+", out, re.M)
+    assert "\nGoals\n" in out

@@ -1,7 +1,11 @@
 """The reconnecting tills' benchmark (bench/reconnect.py): what the agents met is read from
-their logs by cause, and every goal is judged on what was counted."""
+their logs by cause, every goal is judged on what was counted, and the script runs as the
+docs run it."""
 
+import re
 from collections import Counter
+
+import pytest
 
 from bench import reconnect
 
@@ -64,3 +68,27 @@ def test_a_500_a_reset_or_a_sale_stored_twice_is_a_miss():
     assert [met for met, _ in verdicts] == [False, True, False, False, False]
     assert verdicts[3][1] == "the service failed no request but with 503: {500: 1} other 5xx"
     assert verdicts[4][1] == "no connection failed or timed out: {'connection failed': 3}"
+
+
+@pytest.mark.postgres
+def test_a_few_tills_reconnect_and_every_line_of_figures_is_printed(smoke):
+    """As docs/benchmarks.md runs it, at its smallest: two tills of one merchant, one with a POS."""
+    out = smoke.run(
+        "reconnect.py", "--merchants", "1", "--tills", "2", "--sales", "5", "--pos-tills", "1",
+        "--idle-seconds", "1", "--idle-pos-seconds", "1", "--workers", "1", "--nice", "0", "--pos-nice", "0",
+        "--database-url", smoke.server, "--database", f"{smoke.prefix}_reconnect", "--redis-url", smoke.redis_url,
+    )  # fmt: skip
+    assert out.startswith("A city's tills reconnecting at once\n")
+    for line in (
+        r"  queued        10 sales offline in [\d.]+ s",
+        r"  agents up     2 agents answered /health [\d.]+ s after the first started; \d+ of their first uploads .+",
+        r"  landed        10 queued sales in [\d.]+ s from the gate opening",
+        r"  service       (\d+: [\d,]+(; )?)+ \(its metrics, by request; .+",
+        r"  refused       [\d,]+ calls with 429 \(receco_rate_limit_refusals_total\)",
+        r"  requests      (\d+: [\d,]+(; )?)+ \(access log: .+",
+        r"  not through   .+ \(agents' logs: uploads that did not go through, by cause\)",
+        r"  agent memory  peak RSS [\d.]+ MiB while draining .+",
+        r"  agent CPU     [\d.]+% of a core at idle .+",
+        r"  (met   |MISSED) exactly once: .+",
+    ):
+        assert re.search(f"^{line}$", out, re.M), f"no line {line!r}:\n{out}"

@@ -1,11 +1,14 @@
-"""The benchmark's verdicts (bench/run.py): ratios come from measurements taken side by
-side, round by round, so a disturbance that hits one round does not decide a goal."""
+"""The load benchmark (bench/run.py): ratios come from measurements taken side by side,
+round by round, so a disturbance that hits one round does not decide a goal; and the
+script runs as the docs run it, printing its figures."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
 
 from bench import run, workload
+from tests.bench.conftest import RECEIPTS, free_ports
 
 # req/s per round, in the order the rounds ran (each round: reference, floor, then the variants).
 ROUNDS = {
@@ -75,3 +78,50 @@ def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured
         "MISSED    10,000 createReceiptFromPOS, fresh tokens, live key: 0.84 of Django's floor"
         " (the floor's anonymous figure: it has no keys) (>= 0.9)",
     ]
+
+
+def _row(label: str, shares: int = 2) -> re.Pattern:
+    """A row of figures (req/s, p50, p99, then shares or -) under ``label``, without errors."""
+    share = r" +(?:\d+\.\d\d|-)"
+    return re.compile(rf"^    {re.escape(label)} +\d+ +\d+\.\d\d +\d+\.\d\d{share * shares}$", re.M)
+
+
+@pytest.mark.postgres
+def test_it_measures_the_project_beside_the_reference_and_the_floor(smoke):
+    """As docs/benchmarks.md runs it, at its smallest, with the Python load generator that
+    stands in for wrk: each scenario's rows of figures, then the goals."""
+    out = smoke.run(
+        "run.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "2", "--workers", "1", "--loadgen", "python",
+        "--variants", "anonymous,live key", "--only", "by token", "--only", "fresh tokens",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(3)),
+    )  # fmt: skip
+    assert out.startswith("Receco load benchmark\n")
+    assert "  load      bench/loadgen.py (Python threads), 2 connections, on loopback" in out
+    assert re.search(r"^  scenario +req/s +p50 ms +p99 ms +of ref +of floor$", out, re.M)
+    scenarios = re.split(r"^  (getReceipt by token|createReceiptFromPOS, fresh tokens)$", out, flags=re.M)
+    assert scenarios[1::2] == ["getReceipt by token", "createReceiptFromPOS, fresh tokens"]
+    for rows in scenarios[2::2]:
+        for label in ("bare reference (WSGI + psycopg)", "Django's floor (no middleware)", "anonymous", "live key"):
+            assert _row(label).search(rows), f"no row of figures for {label}:\n{out}"
+    goals = out.split("\nGoals\n", 1)[1].splitlines()
+    assert goals
+    assert all(re.match(r"  (met   |MISSED) ", line) for line in goals)
+
+
+@pytest.mark.postgres
+def test_it_measures_receipt_counts_side_by_side(smoke):
+    """docs/scaling.md's --interleave at its smallest: each count's rows, then the goals."""
+    out = smoke.run(
+        "run.py", "--receipts", RECEIPTS, "--interleave", "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "2", "--workers", "1", "--variants", "anonymous",
+        "--only", "short code", "--only", "with a webhook",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(2)),
+    )  # fmt: skip
+    for scenario in ("getReceipt by short code", "createReceiptFromPOS, with a webhook"):
+        assert f"\n  {scenario}:      req/s   p50 ms   p99 ms   ratio to reference\n" in out
+    assert len(_row(f"{RECEIPTS}: bare reference").findall(out)) == 2
+    assert len(_row(f"{RECEIPTS}: anonymous").findall(out)) == 2
+    assert "\nGoals\n" in out
