@@ -376,7 +376,7 @@ def _renice(nice: int) -> None:
 
 
 def _niced_pos(nice: int, *args) -> None:
-    """bench/drain.py's POS, at the niceness of the till it rings up on."""
+    """The POS of bench/drain.py (bench/agents.py's run_pos), at the niceness of the till it rings up on."""
     _renice(nice)
     run_pos(*args)
 
