@@ -39,45 +39,36 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.run import (  # noqa: E402
-    CREATE_SCENARIO,
-    PYTHON,
+from bench.servers import (  # noqa: E402
+    BUFFERING,
     ROOT,
+    Config,
+    answers_by_status,
+    database_url,
+    load_average,
+    project_env,
+    serve_image,
+    status_text,
+    stop,
+    wait_until_up,
+)
+from bench.workload import (  # noqa: E402
+    CREATE_SCENARIO,
     Scenario,
-    Server,
-    _authorization,
-    _check_answer,
-    _create_body,
-    _database_url,
-    _label,
-    _prepare_database,
-    _project_env,
-    _scenarios,
-    _seed_merchants,
-    _stop,
-    _variants,
-    _wait_until_up,
+    authorization,
+    check_answer,
+    count_label,
+    create_body,
+    draw_scenarios,
+    make_variants,
+    prepare_database,
+    seeding_merchants,
 )
 
-BUFFERING = "receco.lib.gunicorn_workers.BufferingWorker"
 P99_GOAL_MS = 100
 WRK_TIMEOUT = "5s"
 SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeouts")
 # gunicorn.conf.py's access line: host "METHOD path" status bytes ...
-_STATUS = re.compile(rb'" (\d{3}) ')
-# receco.lib.gunicorn_workers' line for the requests it shed
-_SHED = re.compile(rb"Busy: answered 503 to (\d+) request")
-
-
-@dataclass(frozen=True)
-class Config:
-    workers: int
-    worker_class: str
-
-    @property
-    def name(self) -> str:
-        kind = "buffering" if self.worker_class == BUFFERING else self.worker_class
-        return f"{self.workers} {kind}"
 
 
 @dataclass
@@ -103,24 +94,24 @@ class Measure:
 def main() -> None:
     args = _arguments()
     count = args.receipts
-    url = _database_url(args.database_url, f"{args.database_prefix}_{_label(count)}")
+    url = database_url(args.database_url, f"{args.database_prefix}_{count_label(count)}")
     print(_header(args), flush=True)
-    _prepare_database(args, url, count, _seed_merchants(count))
+    prepare_database(args, url, count, seeding_merchants(count))
     workdir = Path(tempfile.mkdtemp(prefix="receco-connections-"))
-    scenarios = [s for s in _scenarios(url, workdir) if s.name in ("getReceipt by token", CREATE_SCENARIO)]
+    scenarios = [s for s in draw_scenarios(url, workdir) if s.name in ("getReceipt by token", CREATE_SCENARIO)]
     configs = [Config(w, c) for c, w in itertools.product(args.worker_class, args.workers)]
-    env = _project_env(args, url, f"http://127.0.0.1:{args.port}")
-    servers = {config: _serve(config, args.port + index, env, workdir) for index, config in enumerate(configs)}
+    env = project_env(args, url, f"http://127.0.0.1:{args.port}")
+    servers = {config: serve_image(config, args.port + index, env, workdir) for index, config in enumerate(configs)}
     try:
         for server in servers.values():
-            _wait_until_up(server)
-        variants = _variants(args, url, env)
+            wait_until_up(server)
+        variants = make_variants(args, url, env)
         shapes = [("flat out", 0)] + ([("paced", args.think_ms)] if args.think_ms else [])
         results: dict[tuple, list[Measure]] = {}
         for scenario, variant in itertools.product(scenarios, variants):
-            auth = _authorization(variant, scenario)
+            auth = authorization(variant, scenario)
             for server in servers.values():
-                _check_answer(server.url, scenario, auth)
+                check_answer(server.url, scenario, auth)
                 _wrk(args, server.url, scenario, auth, 0, args.warmup)
             # Sales: one series (no till named), and with --tills each naming one of that many.
             tills = [0] + ([args.tills] if args.tills and scenario.mode == "create" else [])
@@ -136,8 +127,8 @@ def main() -> None:
                     results.setdefault((scenario.name, name, config.name, shape), []).append(measure)
     finally:
         for server in servers.values():
-            _stop(server)
-    statuses = {config: _statuses(servers[config]) for config in configs}
+            stop(server)
+    statuses = {config: answers_by_status(servers[config]) for config in configs}
     _report(args, results, statuses, configs)
 
 
@@ -184,10 +175,6 @@ def _arguments() -> argparse.Namespace:
     return args
 
 
-def _load_average() -> str:
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
-
-
 def _header(args) -> str:
     return "\n".join(
         [
@@ -197,56 +184,9 @@ def _header(args) -> str:
             f"  load      wrk, {args.connections} connections (timeout {WRK_TIMEOUT}); flat out, and paced with a"
             f" random wait of mean {args.think_ms:g} ms between an answer and the next request",
             f"  method    {args.rounds} rounds of {args.duration:g} s, the servers taking turns; median round shown",
-            f"  load avg  {_load_average()} at the start",
+            f"  load avg  {load_average()} at the start",
         ]
     )
-
-
-# -- servers -----------------------------------------------------------------------------
-
-
-@dataclass
-class ImageServer(Server):
-    access_log: Path = Path()
-
-
-def _serve(config: Config, port: int, env: dict, workdir: Path, nice: int = 0) -> ImageServer:
-    prefix = workdir / f"{config.workers}-{config.worker_class.rsplit('.', 1)[-1]}"
-    access_log, error_log = Path(f"{prefix}.access.log"), Path(f"{prefix}.error.log")
-    command = [
-        PYTHON, "-m", "gunicorn", "receco.wsgi:application",
-        "--config", str(ROOT / "gunicorn.conf.py"),
-        "--bind", f"127.0.0.1:{port}",
-        "--workers", str(config.workers),
-        "--worker-class", config.worker_class,
-        "--access-logfile", str(access_log),
-        "--error-logfile", str(error_log),
-    ]  # fmt: skip
-    env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}", DJANGO_LOG_LEVEL="WARNING")
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        preexec_fn=(lambda: os.nice(nice)) if nice else None,
-    )
-    return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log)
-
-
-def _statuses(server: ImageServer) -> Counter:
-    """The answers of the server by status, from its access log, and the requests it shed
-    (503, said only in its error log: they are answered before any worker serves them).
-    Read once the server has stopped: a worker says its last ones as it exits."""
-    found = Counter()
-    if server.access_log.exists():
-        for line in server.access_log.read_bytes().splitlines():
-            match = _STATUS.search(line)
-            if match:
-                found[int(match.group(1))] += 1
-    if server.log.exists():
-        found[503] += sum(int(count) for count in _SHED.findall(server.log.read_bytes()))
-    return +found
 
 
 def _size(path: Path) -> int:
@@ -319,7 +259,7 @@ def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds
         BENCH_REFS=str(scenario.refs or ""),
         BENCH_AUTH=auth,
         BENCH_RUN=os.urandom(4).hex(),
-        BENCH_BODY=_create_body(scenario),
+        BENCH_BODY=create_body(scenario),
         BENCH_THINK_MS=str(think_ms),
         BENCH_TILLS=str(tills),
     )
@@ -380,11 +320,6 @@ def error_text(errors: dict) -> str:
     return ", ".join(failed) if failed else "none"
 
 
-def status_text(statuses: Counter) -> str:
-    """The service's answers by status, e.g. ``200: 51,000; 503: 3``."""
-    return "; ".join(f"{status}: {count:,}" for status, count in sorted(statuses.items())) or "none logged"
-
-
 def verdicts(results: dict[tuple, list[Measure]], statuses: dict) -> list[tuple[bool, str]]:
     """(met, text) per row and per server: no failure, p99 under the goal."""
     checks = []
@@ -422,7 +357,7 @@ def _report(args, results: dict[tuple, list[Measure]], statuses: dict, configs: 
     print("\n  the service's answers (access log)")
     for config in configs:
         print(f"    {config.name:<20} {status_text(statuses[config])}")
-    print(f"\n  load avg  {_load_average()} at the end\n\nGoals")
+    print(f"\n  load avg  {load_average()} at the end\n\nGoals")
     for ok, text in verdicts(results, statuses):
         print(f"  {'met   ' if ok else 'MISSED'} {text}")
 

@@ -35,7 +35,8 @@ from urllib.parse import quote
 
 # The sale and merchants of the load benchmark, so both measure the same request.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.run import CREATE_BODY, LIMIT_ENV, POS_MERCHANT, SEED_MERCHANT, signing_keys  # noqa: E402
+from bench.servers import LIMIT_ENV, signing_keys  # noqa: E402
+from bench.workload import CREATE_BODY, POS_MERCHANT, SEED_MERCHANT  # noqa: E402
 
 SALE = {key: value for key, value in CREATE_BODY.items() if key != "token"}
 

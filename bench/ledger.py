@@ -37,6 +37,11 @@ os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
 if not os.environ.get("DATABASE_URL"):
     os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/ledger-bench.sqlite3"
 
+from bench.servers import create_database  # noqa: E402
+
+if os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
+    create_database(os.environ["DATABASE_URL"])  # the database of its own it is to run on, made on first use
+
 from receco.lib.signingkeys import generate_jwk  # noqa: E402
 
 os.environ["RECECO_SIGNING_KEYS"] = json.dumps({"keys": [generate_jwk()]})

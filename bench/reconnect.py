@@ -43,24 +43,27 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.connections import BUFFERING, Config, _serve, _statuses, status_text  # noqa: E402
-from bench.drain import (  # noqa: E402
-    DelayProxy,
-    _agent_env,
-    _backlog_done,
-    _free_port,
-    _health,
-    _pos,
-    _queue_sales,
-    _refused_calls,
-    _rss_kib,
-    drain_spans,
-    paths_of,
-    phase_table,
-    pos_phases,
-    read_timings,
+from bench.agents import DelayProxy, agent_env, backlog_done, health, queue_sales, rss_kib, run_pos  # noqa: E402
+from bench.servers import (  # noqa: E402
+    BUFFERING,
+    LIMIT_ENV,
+    PYTHON,
+    ROOT,
+    Config,
+    answers_by_status,
+    create_database,
+    database_url,
+    free_port,
+    load_average,
+    manage,
+    project_env,
+    refused_calls,
+    serve_image,
+    status_text,
+    stop,
+    wait_until_up,
 )
-from bench.run import LIMIT_ENV, PYTHON, ROOT, _database_url, _manage, _project_env, _stop, _wait_until_up  # noqa: E402
+from bench.timings import drain_spans, paths_of, phase_table, pos_phases, read_timings  # noqa: E402
 
 PREFIX = "bench-city"
 LANDED_GOAL_S = 60
@@ -102,7 +105,7 @@ class Till:
 
 def main() -> None:
     args = _arguments()
-    url = _database_url(args.database_url, args.database)
+    url = database_url(args.database_url, args.database)
     print(_header(args), flush=True)
     with tempfile.TemporaryDirectory(prefix="receco-reconnect-") as tmp:
         workdir = Path(tmp)
@@ -111,19 +114,19 @@ def main() -> None:
         started = time.monotonic()
         # The queues side by side: each sale is a commit of its own, which waits for the disk.
         with ThreadPoolExecutor(16) as pool:
-            list(pool.map(lambda till: _queue_sales(till.home, args.sales, till.key, till.merchant), tills))
+            list(pool.map(lambda till: queue_sales(till.home, args.sales, till.key, till.merchant), tills))
         total = args.sales * len(tills)
         print(f"  queued        {total:,} sales offline in {time.monotonic() - started:.1f} s", flush=True)
         (workdir / "metrics").mkdir()
         env = dict(env, RECECO_METRICS="true", PROMETHEUS_MULTIPROC_DIR=str(workdir / "metrics"))
-        server = _serve(Config(args.workers, args.worker_class), args.port, env, workdir)
+        server = serve_image(Config(args.workers, args.worker_class), args.port, env, workdir)
         gate = GateProxy(args.port)
         try:
-            _wait_until_up(server)
+            wait_until_up(server)
             gate.start()
             report = _reconnect(args, tills, gate, workdir)
             report["calls"] = _calls_by_status(args.port)
-            report["refused"] = _refused_calls(args.port)
+            report["refused"] = refused_calls(args.port)
         finally:
             for till in tills:
                 if till.process and till.process.poll() is None:
@@ -132,8 +135,8 @@ def main() -> None:
                 if till.process:
                     till.process.wait(30)
             gate.stop()
-            _stop(server)
-        report["requests"] = _statuses(server)
+            stop(server)
+        report["requests"] = answers_by_status(server)
         report["agents"] = _not_through(tills)
         report["service"] = _exactly_once(url, tills)
         _print(args, report, total)
@@ -186,12 +189,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
     parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     args = parser.parse_args()
-    args.port = args.port or _free_port()
+    args.port = args.port or free_port()
     return args
-
-
-def _load() -> str:
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def _header(args) -> str:
@@ -205,7 +204,7 @@ def _header(args) -> str:
             f"  service       gunicorn.conf.py, {args.workers} {args.worker_class.rsplit('.', 1)[-1]} workers",
             f"  POS           a sale every {args.pos_interval_ms:g} ms on {args.pos_tills} tills while it lands;"
             f" those tills and their POS at nice {args.pos_nice}, the other tills at nice {args.nice}",
-            f"  load average  {_load()} at the start",
+            f"  load average  {load_average()} at the start",
         ]
     )
 
@@ -214,14 +213,11 @@ def _header(args) -> str:
 
 
 def _prepare(args, url: str) -> dict:
-    name = args.database
-    with psycopg.connect(_database_url(args.database_url, "postgres"), autocommit=True) as connection:
-        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            connection.execute(f'CREATE DATABASE "{name}"')
-    env = _project_env(args, url, f"http://127.0.0.1:{args.port}")
+    create_database(url)
+    env = project_env(args, url, f"http://127.0.0.1:{args.port}")
     for limit in LIMIT_ENV:  # the service's defaults, as a city's tills meet them
         env.pop(limit)
-    _manage(env, "migrate", "--no-input", "-v", "0")
+    manage(env, "migrate", "--no-input", "-v", "0")
     with psycopg.connect(url, autocommit=True) as connection:
         merchants = "SELECT id FROM merchants_merchant WHERE string_id LIKE %s"
         pattern = f"{PREFIX}-%"
@@ -237,7 +233,7 @@ def _prepare(args, url: str) -> dict:
 
 def _make_tills(args, env: dict, workdir: Path) -> list[Till]:
     script = _KEYS_SCRIPT.format(merchants=args.merchants, tills=args.tills, shared=args.shared_keys, prefix=PREFIX)
-    output = _manage(env, "shell", "-c", script)
+    output = manage(env, "shell", "-c", script)
     tills = []
     for line in output.splitlines():
         if line.startswith("KEY "):
@@ -275,7 +271,7 @@ class GateProxy(DelayProxy):
 
 
 def _wait_for_health(till: Till, started: float, timeout: float) -> None:
-    while _health(till.port) is None:
+    while health(till.port) is None:
         if till.process.poll() is not None:
             sys.exit(f"an agent exited:\n{till.log.read_text()}")
         if time.monotonic() - started > timeout:
@@ -295,9 +291,9 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     pos_tills = sorted(tills, key=lambda till: (till.number, till.merchant))[: args.pos_tills]
     for till in tills:
         nice = args.pos_nice if till in pos_tills else args.nice
-        till.port = _free_port()
+        till.port = free_port()
         till.log = workdir / f"{till.home.name}.log"
-        env = _agent_env(till.home, till.key, gate.port, till.port, till.merchant)
+        env = agent_env(till.home, till.key, gate.port, till.port, till.merchant)
         if args.timings and till in pos_tills:
             env["RECECO_AGENT_TIMINGS"] = str(workdir / f"{till.home.name}.timings")
         with till.log.open("wb") as log:
@@ -329,13 +325,13 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     try:
         waiting = list(tills)
         while waiting:
-            peak_rss = max(peak_rss, max(_rss_kib(till.process.pid) for till in tills))
-            waiting = [till for till in waiting if _backlog_done(till.home, args.sales) < args.sales]
+            peak_rss = max(peak_rss, max(rss_kib(till.process.pid) for till in tills))
+            waiting = [till for till in waiting if backlog_done(till.home, args.sales) < args.sales]
             if time.monotonic() - opened > args.timeout:
-                left = sum(args.sales - _backlog_done(till.home, args.sales) for till in waiting)
+                left = sum(args.sales - backlog_done(till.home, args.sales) for till in waiting)
                 for till in waiting:  # what they met, for the one who reads this
                     tail = till.log.read_bytes()[-3000:].decode(errors="replace")
-                    print(f"--- {till.home.name} (health {_health(till.port)}):\n{tail}", file=sys.stderr)
+                    print(f"--- {till.home.name} (health {health(till.port)}):\n{tail}", file=sys.stderr)
                 sys.exit(f"{len(waiting)} backlogs ({left:,} sales) did not land within {args.timeout:g} s")
             time.sleep(0.25)
         landed = time.monotonic() - opened
@@ -343,14 +339,14 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
         samples = _rung_up(done, answers, pos)
     # The POS sales rung up meanwhile go up too; then the agents idle.
     deadline = time.monotonic() + 120
-    while any((_health(till.port) or {}).get("pending") for till in tills) and time.monotonic() < deadline:
+    while any((health(till.port) or {}).get("pending") for till in tills) and time.monotonic() < deadline:
         time.sleep(0.5)
     time.sleep(2)
     before = {till.home: _cpu_ticks(till.process.pid) for till in tills}
     time.sleep(args.idle_seconds)
     ticks = os.sysconf("SC_CLK_TCK")
     idle_cpu = [(_cpu_ticks(till.process.pid) - before[till.home]) / ticks / args.idle_seconds * 100 for till in tills]
-    idle_rss = [_rss_kib(till.process.pid) / 1024 for till in tills]
+    idle_rss = [rss_kib(till.process.pid) / 1024 for till in tills]
     # The same POS on the same tills with the crowd idle: the same machine, in the same run.
     done, answers, pos = _ring_up(args, pos_tills)
     time.sleep(args.idle_pos_seconds)
@@ -369,7 +365,7 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
         "idle_rss_mib": statistics.mean(idle_rss),
         "idle_cpu_percent": statistics.mean(idle_cpu),
         "idle_cpu_max_percent": max(idle_cpu),
-        "load": _load(),
+        "load": load_average(),
     }
 
 
@@ -380,9 +376,9 @@ def _renice(nice: int) -> None:
 
 
 def _niced_pos(nice: int, *args) -> None:
-    """bench/drain.py's POS, at the niceness of the till it rings up on."""
+    """The POS of bench/drain.py (bench/agents.py's run_pos), at the niceness of the till it rings up on."""
     _renice(nice)
-    _pos(*args)
+    run_pos(*args)
 
 
 def _ring_up(args, pos_tills: list[Till]) -> tuple:
@@ -557,7 +553,7 @@ def _print(args, report: dict, total: int) -> None:
         f"  agent CPU     {report['idle_cpu_percent']:.2f}% of a core at idle (mean over {args.idle_seconds:g} s,"
         f" largest {report['idle_cpu_max_percent']:.2f}%)"
     )
-    print(f"  load average  {report['load']} when the backlog had landed, {_load()} at the end\n\nGoals")
+    print(f"  load average  {report['load']} when the backlog had landed, {load_average()} at the end\n\nGoals")
     for ok, text in verdicts(report, total):
         print(f"  {'met   ' if ok else 'MISSED'} {text}")
 

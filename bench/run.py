@@ -30,92 +30,51 @@ load alike:
 """
 
 import argparse
-import functools
 import json
 import os
 import platform
 import secrets
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.servers import (  # noqa: E402
+    PYTHON,
+    ROOT,
+    database_url,
+    load_average,
+    project_env,
+    serve,
+    stop,
+    wait_until_up,
+)
+from bench.workload import (  # noqa: E402
+    CREATE_SCENARIO,
+    HOOKED_SCENARIO,
+    Scenario,
+    Variant,
+    authorization,
+    check_answer,
+    count_label,
+    create_body,
+    delete_created,
+    draw_scenarios,
+    make_variants,
+    prepare_database,
+    seeding_merchants,
+)
+
 FLOOR = "floor"  # Django's floor, among the rows of a scenario
 FLOOR_LABEL = "Django's floor (no middleware)"
-PYTHON = sys.executable
-SEED_MERCHANT = "bench-shop"  # a test merchant: holds the seeded (test) receipts that getReceipt reads
-POS_MERCHANT = "bench-pos"  # receives the receipts created under load (deleted before each run)
-HOOKED_MERCHANT = "bench-hooked"  # the same, with a webhook endpoint: every receipt is an event
-HOOK_URL = "https://hooks.bench.invalid/receco"  # never sent to: no worker runs during the benchmark
-CREATE_SCENARIO = "createReceiptFromPOS, fresh tokens"
-HOOKED_SCENARIO = "createReceiptFromPOS, with a webhook"
-SAMPLE_SIZE = 20_000  # references drawn from the table for the getReceipt scenarios
-
-CREATE_BODY = {
-    "token": "TOKEN",
-    "merchant_string_id": POS_MERCHANT,
-    "merchant_name": "Bench POS",
-    "merchant_logo": None,
-    "accent_color": None,
-    "total_amount": 130000,
-    "currency": "NGN",
-    "transaction_date": "2026-11-22T10:15:00.000Z",
-    "items": [
-        {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
-        {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
-    ],
-    "category": "restaurant",
-    "payment_method": "card",
-    "location": "Lekki Phase 1",
-    "status": "completed",
-    "customer_email": None,
-    "customer_phone": None,
-}
-RECEIPT_FIELDS = {
-    "id", "token", "short_code", "merchant_id", "merchant_name", "merchant_logo", "accent_color", "total_amount",
-    "currency", "transaction_date", "items", "category", "payment_method", "location", "status", "customer_email",
-    "customer_phone", "created_at", "updated_at",
-    # The whole receipt: its breakdown, card, and refunds.
-    "subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details", "receipt_type", "refund_of",
-    "refunds",
-    # What a tax receipt states: its number and what it is.
-    "receipt_number", "title", "merchant_registration_number",
-}  # fmt: skip
-
-# Settings for the project's processes. The limits are raised far above what two cores
-# can serve, so every request still goes through the limiter and none is refused.
-LIMIT_ENV = {
-    "RECECO_RATELIMIT_LIVE_KEY": "60000000/m,1000000/s",
-    "RECECO_RATELIMIT_ANONYMOUS": "60000000/m",
-    "RECECO_RATELIMIT_FAILED_LOOKUPS": "60000000/m",
-}
-
-
-@dataclass
-class Scenario:
-    name: str  # "getReceipt by short code", ...
-    mode: str  # "get" or "create"
-    refs: Path | None = None
-    merchant: str = POS_MERCHANT  # whose receipts "create" makes
-
-
-@dataclass
-class Variant:
-    name: str  # "anonymous", "test key", "live key"
-    auth: str | None = None  # Authorization header, None for anonymous calls
-    unavailable: str | None = None  # why this variant cannot run on this commit
 
 
 @dataclass
@@ -219,7 +178,7 @@ def _header(args, loadgen: str) -> str:
     commit = _git("rev-parse", "--short", "HEAD") + (
         " (with uncommitted changes)" if _git("status", "--porcelain") else ""
     )
-    with psycopg.connect(_database_url(args.database_url, "postgres")) as connection:
+    with psycopg.connect(database_url(args.database_url, "postgres")) as connection:
         server = connection.execute("SHOW server_version").fetchone()[0]
     threads = f", {args.threads} threads each" if args.worker_class == "gthread" else ""
     wrk_version = (
@@ -240,13 +199,9 @@ def _header(args, loadgen: str) -> str:
         f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
         " reference, the floor and each variant taking turns; the median round is shown, and the median of the"
         " rounds' ratios",
-        f"  load avg  {_load_average()} before the run (other processes on the machine disturb the figures)",
+        f"  load avg  {load_average()} before the run (other processes on the machine disturb the figures)",
     ]
     return "\n".join(lines)
-
-
-def _load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def _print_row(label: str, result: Result | None, note: str = "") -> None:
@@ -348,29 +303,29 @@ def _jsonable(results: dict[int, dict]) -> dict:
 
 
 def _bench_database(args, count: int, loadgen: str) -> dict:
-    name = f"{args.database_prefix}_{_label(count)}"
-    url = _database_url(args.database_url, name)
+    name = f"{args.database_prefix}_{count_label(count)}"
+    url = database_url(args.database_url, name)
     print(f"\n{count:,} receipts (database {name})", flush=True)
-    _prepare_database(args, url, count, _seed_merchants(max(args.receipts)))
+    prepare_database(args, url, count, seeding_merchants(max(args.receipts)))
     workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
-    scenarios = _scenarios(url, workdir)
+    scenarios = draw_scenarios(url, workdir)
     project_url = f"http://127.0.0.1:{args.port}"
     urls = {
         "project": project_url,
         "reference": f"http://127.0.0.1:{args.port + 1}",
         FLOOR: f"http://127.0.0.1:{args.port + 2}",
     }
-    env = _project_env(args, url, project_url)
+    env = project_env(args, url, project_url)
     servers = [
-        _serve(args, "receco.wsgi:application", args.port, env, workdir / "project.log"),
-        _serve(args, "bench.reference:application", args.port + 1, env, workdir / "reference.log"),
-        _serve(args, "bench.floor.wsgi:application", args.port + 2, env, workdir / "floor.log"),
+        serve(args, "receco.wsgi:application", args.port, env, workdir / "project.log"),
+        serve(args, "bench.reference:application", args.port + 1, env, workdir / "reference.log"),
+        serve(args, "bench.floor.wsgi:application", args.port + 2, env, workdir / "floor.log"),
     ]
     table: dict[str, dict[str, Result | None]] = {}
     try:
         for server in servers:
-            _wait_until_up(server)
-        variants = _variants(args, url, env)
+            wait_until_up(server)
+        variants = make_variants(args, url, env)
         print(
             f"  {'scenario':<38} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'of ref':>8} {'of floor':>8}\n"
             "  (of floor: the share of Django's floor, which has no keys: a keyed call is compared with its one,"
@@ -388,8 +343,8 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
                 _print_row(f"  {variant.name}", rows[variant.name], variant.unavailable or "")
     finally:
         for server in servers:
-            _stop(server)
-    _delete_created(url)
+            stop(server)
+    delete_created(url)
     return table
 
 
@@ -398,22 +353,22 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
     opened, servers = [], []
     try:
         for index, count in enumerate(args.receipts):
-            name = f"{args.database_prefix}_{_label(count)}"
-            url = _database_url(args.database_url, name)
+            name = f"{args.database_prefix}_{count_label(count)}"
+            url = database_url(args.database_url, name)
             print(f"\n{count:,} receipts (database {name})", flush=True)
-            _prepare_database(args, url, count, _seed_merchants(max(args.receipts)))
+            prepare_database(args, url, count, seeding_merchants(max(args.receipts)))
             workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
             port = args.port + 2 * index
             urls = {"project": f"http://127.0.0.1:{port}", "reference": f"http://127.0.0.1:{port + 1}"}
-            env = _project_env(args, url, urls["project"])
+            env = project_env(args, url, urls["project"])
             pair = [
-                _serve(args, "receco.wsgi:application", port, env, workdir / "project.log"),
-                _serve(args, "bench.reference:application", port + 1, env, workdir / "reference.log"),
+                serve(args, "receco.wsgi:application", port, env, workdir / "project.log"),
+                serve(args, "bench.reference:application", port + 1, env, workdir / "reference.log"),
             ]
             servers += pair
             for server in pair:
-                _wait_until_up(server)
-            opened.append((count, url, _scenarios(url, workdir), _variants(args, url, env), urls))
+                wait_until_up(server)
+            opened.append((count, url, draw_scenarios(url, workdir), make_variants(args, url, env), urls))
         results: dict[int, dict] = {count: {} for count, *_ in opened}
         for position, scenario in enumerate(opened[0][2]):
             if args.only and not any(word in scenario.name for word in args.only):
@@ -432,9 +387,9 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
             _print_between_counts(opened, rounds)
     finally:
         for server in servers:
-            _stop(server)
+            stop(server)
         for _, url, *_ in opened:
-            _delete_created(url)
+            delete_created(url)
     return results
 
 
@@ -451,305 +406,14 @@ def _print_between_counts(opened: list, rounds: dict[tuple, list[Result]]) -> No
         )
         print(
             f"    {name}: {large:,} vs {small:,}: {ratio:.2f} of the throughput, p50 x{p50:.2f}"
-            f" (load average {_load_average()})",
+            f" (load average {load_average()})",
             flush=True,
         )
-
-
-def _label(count: int) -> str:
-    for size, suffix in ((1_000_000, "m"), (1_000, "k")):
-        if count >= size and count % size == 0:
-            return f"{count // size}{suffix}"
-    return str(count)
-
-
-def _database_url(base: str, name: str) -> str:
-    parts = urlsplit(base)
-    if parts.scheme not in ("postgres", "postgresql"):
-        sys.exit(f"the benchmark needs PostgreSQL, not {base!r}")
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
-
-
-def _prepare_database(args, url: str, count: int, seed_merchants: int) -> None:
-    """The database at ``url`` migrated, with the benchmark's merchants, holding ``count``
-    seeded receipts spread over ``seed_merchants`` merchants (or ``count``, if fewer): the same
-    merchants in every database of a run, whose workers each read every merchant a
-    receipt names once a minute (merchants.admission.memory), whatever the table's size."""
-    seed_merchants = min(seed_merchants, count)
-    name = urlsplit(url).path.lstrip("/")
-    with psycopg.connect(_database_url(args.database_url, "postgres"), autocommit=True) as connection:
-        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            connection.execute(f'CREATE DATABASE "{name}"')
-    env = _project_env(args, url, "http://127.0.0.1:8000")
-    _manage(env, "migrate", "--no-input", "-v", "0")
-    with psycopg.connect(url, autocommit=True) as connection:
-        merchants = [(SEED_MERCHANT, "Bench Shop"), (POS_MERCHANT, "Bench POS")]
-        if _has_webhooks():
-            merchants.append((HOOKED_MERCHANT, "Bench Hooked"))
-        for string_id, display in merchants:
-            if not connection.execute("SELECT 1 FROM merchants_merchant WHERE string_id = %s", (string_id,)).fetchone():
-                _manage(env, "createmerchant", string_id, "--name", display)
-        # The anonymous variant calls without a key, as a merchant that allows it is called.
-        connection.execute(
-            "UPDATE merchants_merchant SET require_api_key = false WHERE string_id = ANY(%s) AND require_api_key",
-            ([string_id for string_id, _ in merchants],),
-        )
-        if (
-            _has_webhooks()
-            and not connection.execute(
-                "SELECT 1 FROM webhooks_endpoint e JOIN merchants_merchant m ON m.id = e.merchant_id"
-                " WHERE m.string_id = %s",
-                (HOOKED_MERCHANT,),
-            ).fetchone()
-        ):
-            _manage(env, "createwebhook", HOOKED_MERCHANT, HOOK_URL, "--description", "benchmark")
-        # The seeded receipts are test receipts, which test keys may read as well as live ones.
-        if connection.execute(
-            "UPDATE merchants_merchant SET is_test = true WHERE string_id = %s AND NOT is_test", (SEED_MERCHANT,)
-        ).rowcount:
-            connection.execute(
-                "UPDATE receipts_receipt SET livemode = false WHERE livemode"
-                " AND merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
-                (SEED_MERCHANT,),
-            )
-            connection.execute("VACUUM ANALYZE receipts_receipt")
-        seeded, spread = _seeded(connection)
-        if _stale(seeded, spread, count, seed_merchants):
-            print(
-                f"  it holds {seeded:,} seeded receipts of {spread:,} merchants: removing them to seed {count:,}"
-                f" over {seed_merchants:,}",
-                flush=True,
-            )
-            _delete_seeded(connection)
-            seeded = 0
-        if seeded < count:
-            more = count - seeded
-            print(f"  seeding {more:,} receipts over {min(seed_merchants, more):,} merchants", flush=True)
-            started = time.monotonic()
-            _manage(env, "seedreceipts", SEED_MERCHANT, str(more), "--merchants", str(min(seed_merchants, more)))
-            print(f"  seeded in {time.monotonic() - started:.1f} s", flush=True)
-        else:
-            print(f"  reusing its {seeded:,} seeded receipts of {spread:,} merchants", flush=True)
-    _delete_created(url)
-
-
-def _seeded(connection) -> tuple[int, int]:
-    """The receipts of the seeded merchant and of those seedreceipts made like it, and how
-    many of those merchants hold them."""
-    return connection.execute(
-        "SELECT coalesce(sum(n), 0)::bigint, count(*) FROM (SELECT count(*) AS n FROM receipts_receipt r"
-        " JOIN merchants_merchant m ON m.id = r.merchant_id WHERE m.string_id = %s OR m.string_id LIKE %s"
-        " GROUP BY r.merchant_id) held",
-        (SEED_MERCHANT, f"{SEED_MERCHANT}-%"),
-    ).fetchone()
-
-
-def _stale(seeded: int, spread: int, count: int, merchants: int) -> bool:
-    """Whether ``seeded`` receipts held by ``spread`` merchants must go to seed ``count``
-    over ``merchants``: too many, or over other merchants (fewer are topped up)."""
-    return seeded > count or (seeded > 0 and spread != merchants)
-
-
-def _delete_seeded(connection) -> None:
-    """Remove the seeded receipts: the seeded merchant's and those of the merchants made like it."""
-    for (string_id,) in connection.execute(
-        "SELECT string_id FROM merchants_merchant WHERE string_id = %s OR string_id LIKE %s",
-        (SEED_MERCHANT, f"{SEED_MERCHANT}-%"),
-    ).fetchall():
-        _delete_receipts_of(connection, string_id)
-
-
-def _seed_merchants(count: int) -> int:
-    """How many merchants ``count`` seeded receipts are spread over: one per 10,000, at most
-    1,000 (a run's smaller databases over as many: ``_prepare_database``)."""
-    return max(1, min(1000, count // 10_000))
-
-
-def _delete_created(url: str) -> None:
-    """Remove the receipts earlier runs created (and their events and queued tasks), so the
-    table holds the seeded ones only."""
-    with psycopg.connect(url, autocommit=True) as connection:
-        deleted = _delete_receipts_of(connection, POS_MERCHANT)
-        if _has_webhooks():
-            # Only the benchmark writes these: its merchants' events and the tasks queued for them.
-            deliveries = "messaging_delivery" if (ROOT / "messaging").is_dir() else "webhooks_delivery"
-            tables = ("webhooks_attempt", deliveries, "webhooks_event", "django_tasks_database_dbtaskresult")
-            connection.execute(f"TRUNCATE {', '.join(tables)}")
-            deleted += _delete_receipts_of(connection, HOOKED_MERCHANT)
-        if deleted:
-            connection.execute("VACUUM ANALYZE receipts_receipt")
-
-
-def _has_webhooks() -> bool:
-    """Whether this commit has webhooks (the benchmark also runs on older ones)."""
-    return (ROOT / "webhooks" / "management" / "commands" / "createwebhook.py").exists()
-
-
-def _delete_receipts_of(connection, string_id: str) -> int:
-    # A keyed sale that claimed the short code of an anonymous one (a chance collision
-    # between variants) left a SetAside that refers to the receipt set aside (older
-    # commits have no such table).
-    if connection.execute("SELECT to_regclass('receipts_setaside')").fetchone()[0]:
-        connection.execute(
-            "DELETE FROM receipts_setaside WHERE receipt_id IN (SELECT r.id FROM receipts_receipt r"
-            " JOIN merchants_merchant m ON m.id = r.merchant_id WHERE m.string_id = %s)",
-            (string_id,),
-        )
-    return connection.execute(
-        "DELETE FROM receipts_receipt WHERE merchant_id = (SELECT id FROM merchants_merchant WHERE string_id = %s)",
-        (string_id,),
-    ).rowcount
-
-
-def _scenarios(url: str, workdir: Path) -> list[Scenario]:
-    with psycopg.connect(url) as connection:
-        rows = connection.execute(
-            "SELECT short_code, token FROM receipts_receipt ORDER BY random() LIMIT %s", (SAMPLE_SIZE,)
-        ).fetchall()
-    codes, tokens = workdir / "short_codes.txt", workdir / "tokens.txt"
-    codes.write_text("".join(f"{code}\n" for code, _ in rows))
-    tokens.write_text("".join(f"{token}\n" for _, token in rows))
-    scenarios = [
-        Scenario("getReceipt by short code", "get", codes),
-        Scenario("getReceipt by token", "get", tokens),
-        Scenario(CREATE_SCENARIO, "create"),
-    ]
-    if _has_webhooks():
-        scenarios.append(Scenario(HOOKED_SCENARIO, "create", merchant=HOOKED_MERCHANT))
-    return scenarios
-
-
-# -- keys --------------------------------------------------------------------------------
-
-
-def _variants(args, url: str, env: dict) -> list[Variant]:
-    """Anonymous calls, and calls with a test and a live key once the project has keys."""
-    variants = [Variant("anonymous")]
-    has_keys = (ROOT / "merchants" / "management" / "commands" / "createapikey.py").exists()
-    for kind in ("test", "live"):
-        name = f"{kind} key"
-        if not has_keys:
-            variants.append(Variant(name, unavailable="(no createapikey command: API keys are not on this commit)"))
-            continue
-        # One key per merchant: the seeded one reads its receipts, the POS one creates.
-        merchants = (SEED_MERCHANT, POS_MERCHANT, *((HOOKED_MERCHANT,) if _has_webhooks() else ()))
-        keys = {merchant: _create_key(env, merchant, kind) for merchant in merchants}
-        variants.append(Variant(name, auth=keys))
-    return [variant for variant in variants if variant.name in args.variants]
-
-
-def _create_key(env: dict, merchant: str, kind: str) -> str:
-    output = _manage(env, "createapikey", merchant, "--type", kind)
-    return output.strip().splitlines()[-1].strip()
-
-
-def _authorization(variant: Variant | None, scenario: Scenario) -> str:
-    if variant is None or variant.auth is None:
-        return ""
-    key = variant.auth[SEED_MERCHANT if scenario.mode == "get" else scenario.merchant]
-    return f"Bearer {key}"
-
-
-# -- servers -----------------------------------------------------------------------------
-
-
-def _project_env(args, url: str, web_url: str) -> dict:
-    env = dict(os.environ)
-    env.update(LIMIT_ENV)
-    env.update(
-        {
-            "DATABASE_URL": url,
-            "BENCH_DATABASE_URL": url,
-            "REDIS_URL": args.redis_url,
-            # One prefix a database: two served at once (--interleave) share the Redis db.
-            "RECECO_CACHE_PREFIX": f"receco-bench-{urlsplit(url).path.strip('/')}",
-            "DJANGO_SECRET_KEY": env.get("DJANGO_SECRET_KEY") or "bench-only-" + secrets.token_hex(16),
-            "DJANGO_DEBUG": "false",
-            "DJANGO_LOG_LEVEL": "WARNING",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "RECECO_WEB_URL": web_url,
-            # As in production: a request only queues its tasks (webhook events), a worker sends them.
-            "RECECO_TASKS_BACKEND": "database",
-            "PYTHONPATH": str(ROOT),
-        }
-    )
-    keys = None if getattr(args, "no_signing", False) else signing_keys()
-    if keys is not None:  # signing on, as in production: the log's hook runs on every sale
-        env["RECECO_SIGNING_KEYS"] = keys
-    return env
-
-
-@functools.cache
-def signing_keys() -> str | None:
-    """A JWK Set of one signing key made for this run, or None on a commit that does not sign."""
-    if not (ROOT / "receco" / "lib" / "signingkeys.py").exists():
-        return None
-    if str(ROOT) not in sys.path:
-        sys.path.append(str(ROOT))  # after any tree put first (bench/cpu.py --root runs another)
-    from receco.lib.signingkeys import generate_jwk
-
-    return json.dumps({"keys": [generate_jwk()]})
-
-
-def _manage(env: dict, *command: str) -> str:
-    done = subprocess.run(
-        [PYTHON, str(ROOT / "manage.py"), *command], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    if done.returncode:
-        sys.exit(f"manage.py {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
 
 
 def _gunicorn_version() -> str:
     done = subprocess.run([PYTHON, "-m", "gunicorn", "--version"], capture_output=True, text=True)
     return (done.stdout or done.stderr).split()[-1].strip("()") if done.returncode == 0 else "?"
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen
-    url: str
-    log: Path
-
-
-def _serve(args, app: str, port: int, env: dict, log: Path) -> Server:
-    command = [
-        PYTHON, "-m", "gunicorn", app,
-        "--config", str(ROOT / "bench" / "gunicorn.conf.py"),
-        "--bind", f"127.0.0.1:{port}",
-        "--workers", str(args.workers),
-        "--worker-class", args.worker_class,
-        "--threads", str(args.threads),
-        "--error-logfile", str(log),
-    ]  # fmt: skip
-    env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return Server(process, f"http://127.0.0.1:{port}", log)
-
-
-def _wait_until_up(server: Server, timeout: float = 120) -> None:  # three servers start at once, on a busy machine
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            sys.exit(f"gunicorn for {server.url} exited:\n{server.log.read_text() if server.log.exists() else ''}")
-        try:
-            urllib.request.urlopen(server.url + "/api/trpc/getReceipt", timeout=2)
-            return
-        except urllib.error.HTTPError:
-            return  # any HTTP answer means the workers are serving
-        except OSError:
-            time.sleep(0.2)
-    sys.exit(f"gunicorn for {server.url} did not answer within {timeout:g} s")
-
-
-def _stop(server: Server) -> None:
-    if server.process.poll() is None:
-        server.process.send_signal(signal.SIGTERM)
-        try:
-            server.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
 
 
 # -- load --------------------------------------------------------------------------------
@@ -785,9 +449,9 @@ def _measure_targets(args, loadgen: str, targets: list[tuple]) -> dict[tuple, li
     for index in range(args.rounds):
         shift = index % len(targets)  # each round starts with another: no one always runs first or last
         for name, url, variant, scenario, key in targets[shift:] + targets[:shift]:
-            auth = _authorization(variant, scenario)
+            auth = authorization(variant, scenario)
             if index == 0:
-                _check_answer(url, scenario, auth)
+                check_answer(url, scenario, auth)
                 if args.warmup > 0:
                     _load(args, loadgen, url, scenario, auth, args.warmup)
             rounds[key, name].append(_load(args, loadgen, url, scenario, auth, args.duration))
@@ -818,31 +482,9 @@ def _median_ratio(results: list[Result], baseline: list[Result]) -> float:
     return statistics.median(ratios) if ratios else 0.0
 
 
-def _check_answer(url: str, scenario: Scenario, auth: str) -> None:
-    """One request before the load: the server must answer 200 with the contract's shape."""
-    headers = {"Authorization": auth} if auth else {}
-    if scenario.mode == "get":
-        reference = scenario.refs.read_text().split("\n", 1)[0]
-        request = urllib.request.Request(
-            f"{url}/api/trpc/getReceipt?input={quote(json.dumps({'token': reference}))}", headers=headers
-        )
-    else:
-        body = _create_body(scenario).replace("TOKEN", f"bcheck{secrets.token_hex(8)}").encode()
-        headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(f"{url}/api/trpc/createReceiptFromPOS", data=body, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            status, data = response.status, json.loads(response.read())["result"]["data"]
-    except urllib.error.HTTPError as exc:
-        sys.exit(f"{scenario.name} on {url}: {exc.code} {exc.read()[:500]!r}")
-    expected = RECEIPT_FIELDS if scenario.mode == "get" else {"id", "token", "short_code", "receipt_url"}
-    if status != 200 or set(data) != expected:
-        sys.exit(f"{scenario.name} on {url}: unexpected answer {status} {sorted(data)}")
-
-
 def _load(args, loadgen: str, url: str, scenario: Scenario, auth: str, seconds: float) -> Result:
     run = secrets.token_hex(4)
-    body = _create_body(scenario)
+    body = create_body(scenario)
     if loadgen == "wrk":
         command = [
             "wrk", "--threads", str(min(2, args.connections)), "--connections", str(args.connections),
@@ -872,11 +514,6 @@ def _load(args, loadgen: str, url: str, scenario: Scenario, auth: str, seconds: 
     data = json.loads(line.removeprefix("BENCH_RESULT "))
     errors = sum(data[key] for key in ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
     return Result(data["requests"], data["duration_us"], data["p50_us"], data["p99_us"], errors, data)
-
-
-def _create_body(scenario: Scenario) -> str:
-    """The createReceiptFromPOS body of ``scenario``, with TOKEN where each request's token goes."""
-    return json.dumps({**CREATE_BODY, "merchant_string_id": scenario.merchant}, separators=(",", ":"))
 
 
 def _git(*command: str) -> str:

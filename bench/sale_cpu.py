@@ -32,6 +32,11 @@ os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1")
 os.environ.setdefault("RECECO_WEB_URL", "http://127.0.0.1:8000")
 os.environ["RECECO_TASKS_BACKEND"] = "database"
 
+from bench.servers import create_database  # noqa: E402
+
+if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+    create_database(os.environ["DATABASE_URL"])  # made on first use, as bench/ledger.py's
+
 import django  # noqa: E402
 
 django.setup()
@@ -39,7 +44,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from bench.run import CREATE_BODY  # noqa: E402
+from bench.workload import CREATE_BODY  # noqa: E402
 from merchants.models import Merchant  # noqa: E402
 from receipts.creation import create_receipt  # noqa: E402
 from receipts.models import Receipt  # noqa: E402

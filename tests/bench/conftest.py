@@ -1,14 +1,22 @@
-"""What the tests of the bare reference (bench/reference.py) and of Django's floor
-(bench/floor) share: the reference's WSGI function on the test database, and one call
-of it."""
+"""What the tests of the benchmarks share: the bare reference's WSGI function on the test
+database and one call of it (bench/reference.py, bench/floor), and the smoke runs of the
+scripts (``smoke``: each run as a user runs it, on the suite's PostgreSQL and Redis)."""
 
+import contextlib
+import os
+import socket
+import subprocess
+import sys
 import threading
-from io import BytesIO
+from io import BytesIO, StringIO
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
 
-from bench import reference
+from bench import reference, servers, workload
 
 
 @pytest.fixture
@@ -37,3 +45,97 @@ def call(app, method: str, path: str, query: str = "", body: bytes = b"") -> tup
     }
     content = b"".join(app(environ, lambda status, headers: answer.update(status=status)))
     return answer["status"], content
+
+
+# -- smoke runs of the benchmark scripts -------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE_TIMEOUT = 600  # seconds a script may take on a busy machine before the test fails
+RECEIPTS = "100"  # receipts in the smoke runs' database: the least that still draws every scenario
+
+
+class Smoke:
+    """Runs benchmark scripts as a user does (``python bench/<script> <options>``, a
+    process of its own, the suite's settings left out of its environment) on the suite's
+    PostgreSQL server and Redis database, in databases named after the suite's: the
+    ``<suite's>_bench_100`` that bench/run.py prepares (and bench/connections.py and
+    bench/cpu.py read), and one for each other script (``<suite's>_bench_drain``, ...),
+    kept from run to run as the benchmarks keep theirs, so that only the first run migrates
+    and seeds them. Never the benchmarks' own databases, ports or Redis database."""
+
+    def __init__(self, database_url: str, redis_url: str):
+        self.server = database_url
+        self.prefix = f"{urlsplit(database_url).path.strip('/')}_bench"
+        self.redis_url = redis_url
+
+    def database_url(self, suffix: str = RECEIPTS) -> str:
+        return servers.database_url(self.server, f"{self.prefix}_{suffix}")
+
+    def run(self, script: str, *arguments: str, **env: str) -> str:
+        """What ``bench/<script> <arguments>`` printed; fails the test unless it exits 0."""
+        return run_script(script, *arguments, **env)
+
+
+def run_script(script: str, *arguments: str, **env: str) -> str:
+    """What ``python bench/<script> <arguments>`` printed, run in the suite's environment
+    without its settings (DJANGO_*, RECECO_*, BENCH_*, the databases) and with ``env``;
+    fails the test unless it exits 0."""
+    kept = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "RECECO_", "BENCH_")) and key not in ("DATABASE_URL", "REDIS_URL")
+    }
+    done = subprocess.run(
+        [sys.executable, f"bench/{script}", *arguments],
+        cwd=ROOT,
+        env=kept | env,
+        capture_output=True,
+        text=True,
+        timeout=SMOKE_TIMEOUT,
+    )
+    assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def smoke():
+    """The benchmarks' smoke runs (tests marked ``postgres``: they need PostgreSQL, and Redis
+    as the service does outside debug). The Redis keys the scripts' processes leave in the
+    suite's Redis database are deleted at the end."""
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        pytest.skip("needs Redis: set REDIS_URL=redis://...")
+    runs = Smoke(os.environ["DATABASE_URL"], redis_url)
+    yield runs
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    for prefix in (f"receco-bench-{runs.prefix}", "receco-bench-cpu:"):  # bench/cpu.py's is its own
+        names = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if names:
+            client.delete(*names)
+
+
+@pytest.fixture(scope="session")
+def prepared_database(smoke) -> str:
+    """The URL of the smoke runs' database, prepared as bench/run.py prepares one (migrated,
+    its merchants made, RECEIPTS seeded receipts), for the scripts that read one it prepared."""
+    url = smoke.database_url()
+    args = SimpleNamespace(database_url=smoke.server, redis_url=smoke.redis_url, no_signing=False)
+    with contextlib.redirect_stdout(StringIO()):  # its progress lines
+        workload.prepare_database(args, url, int(RECEIPTS), workload.seeding_merchants(int(RECEIPTS)))
+    return url
+
+
+def free_ports(count: int) -> int:
+    """The first of ``count`` consecutive ports of 127.0.0.1 free now."""
+    while True:
+        first = servers.free_port()
+        with contextlib.ExitStack() as held:
+            try:
+                for port in range(first, first + count):
+                    sock = held.enter_context(socket.socket())
+                    sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return first

@@ -1,9 +1,14 @@
-"""The many-connections benchmark's report (bench/connections.py): every kind of failure
-is counted and named, and a row meets the goal only without any."""
+"""The many-connections benchmark (bench/connections.py): every kind of failure is counted
+and named, a row meets the goal only without any, and the script runs as the docs run it."""
 
+import re
+import shutil
 from collections import Counter
 
-from bench import connections
+import pytest
+
+from bench import connections, servers
+from tests.bench.conftest import RECEIPTS, free_ports
 
 
 def _wrk(requests, p99_us, **errors):
@@ -41,7 +46,7 @@ def test_a_row_meets_the_goal_only_under_100_ms_and_without_failures():
         ("getReceipt by token", "anonymous", "5 buffering", "flat out"): [connections.measure_of(_wrk(9000, 140_000))],
         ("a sale", "live key", "5 buffering", "paced"): [connections.measure_of(_wrk(4000, 30_000, read_errors=1))],
     }
-    statuses = {connections.Config(5, connections.BUFFERING): Counter({200: 18_000, 503: 2})}
+    statuses = {servers.Config(5, servers.BUFFERING): Counter({200: 18_000, 503: 2})}
     assert connections.verdicts(results, statuses) == [
         (True, "5 buffering, getReceipt by token, anonymous, paced: p99 40 ms (< 100 ms), failures: none"),
         (False, "5 buffering, getReceipt by token, anonymous, flat out: p99 140 ms (< 100 ms), failures: none"),
@@ -50,12 +55,7 @@ def test_a_row_meets_the_goal_only_under_100_ms_and_without_failures():
     ]
 
 
-def _server(tmp_path, access: bytes, errors: bytes) -> connections.ImageServer:
-    (tmp_path / "access.log").write_bytes(access)
-    (tmp_path / "error.log").write_bytes(errors)
-    return connections.ImageServer(None, "http://127.0.0.1:1", tmp_path / "error.log", tmp_path / "access.log")
-
-
+# gunicorn.conf.py's access lines: host "METHOD path" status bytes time-in-a-worker request-id
 ACCESS = (
     b'127.0.0.1 "GET /api/trpc/getReceipt" 200 1234 3ms abc\n'
     b'127.0.0.1 "POST /api/trpc/createReceiptFromPOS" 200 99 5ms def\n'
@@ -63,26 +63,11 @@ ACCESS = (
 )
 
 
-def test_the_services_answers_are_read_from_its_access_log(tmp_path):
-    statuses = connections._statuses(_server(tmp_path, ACCESS, b""))
-    assert statuses == Counter({200: 2, 503: 1})
-    assert connections.status_text(statuses) == "200: 2; 503: 1"
-
-
-def test_the_requests_shed_are_read_from_its_error_log(tmp_path):
-    """A request shed is answered before a worker serves it: no access line, only the
-    worker's error-log lines say how many."""
-    errors = (
-        b"[2026-11-26 13:50:01 +0000] [7] [WARNING] Busy: answered 503 to 1 request(s) that waited over 5 s\n"
-        b"[2026-11-26 13:50:02 +0000] [8] [WARNING] Busy: answered 503 to 41 request(s) that waited over 5 s\n"
-    )
-    assert connections._statuses(_server(tmp_path, ACCESS, errors)) == Counter({200: 2, 503: 43})
-
-
 def test_each_requests_time_in_a_worker_is_read_from_the_lines_of_its_round(tmp_path):
-    server = _server(tmp_path, ACCESS, b"")
-    assert connections._served_ms(server.access_log, 0) == [3, 5, 5001]
-    assert connections._served_ms(server.access_log, len(ACCESS.splitlines(keepends=True)[0])) == [5, 5001]
+    access_log = tmp_path / "access.log"
+    access_log.write_bytes(ACCESS)
+    assert connections._served_ms(access_log, 0) == [3, 5, 5001]
+    assert connections._served_ms(access_log, len(ACCESS.splitlines(keepends=True)[0])) == [5, 5001]
     assert connections.percentile([5, 1, 3, 2, 4], 0.5) == 3
     assert connections.percentile([5, 1, 3, 2, 4], 0.99) == 5
 
@@ -92,3 +77,23 @@ def test_the_backends_waits_are_shown_as_backends_per_sample():
     assert connections.waits_text(waits) == "IO:WALSync 0.48, Lock:transactionid 0.27, CPU 0.04"
     assert connections.waits_text(Counter()) == ""
     assert connections.waits_text(Counter({"samples": 10})) == "idle"
+
+
+@pytest.mark.postgres
+def test_it_serves_the_image_under_load_and_counts_every_answer(smoke):
+    """As docs/benchmarks.md runs it, at its smallest: a row of figures and failures per
+    scenario, the service's answers from its access log, then the goals."""
+    if not shutil.which("wrk"):
+        pytest.skip("needs wrk (apt-get install wrk): bench/connections.py drives its load with it")
+    out = smoke.run(
+        "connections.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "4", "--workers", "1", "--think-ms", "0", "--variants", "anonymous",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(1)),
+    )  # fmt: skip
+    assert out.startswith("Receco under many connections\n")
+    for scenario in ("getReceipt by token", "createReceiptFromPOS, fresh tokens"):
+        row = rf"^  {scenario}, anonymous, 1 buffering, flat out +\d+ +\d+\.\d +\d+\.\d +\d+\.\d  none$"
+        assert re.search(row, out, re.M), f"no row of figures for {scenario}:\n{out}"
+    assert re.search(r"^    1 buffering +200: [\d,]+", out, re.M)
+    assert "\nGoals\n" in out

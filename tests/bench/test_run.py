@@ -1,15 +1,14 @@
-"""The benchmark's verdicts (bench/run.py): ratios come from measurements taken side by
-side, round by round, so a disturbance that hits one round does not decide a goal."""
+"""The load benchmark (bench/run.py): ratios come from measurements taken side by side,
+round by round, so a disturbance that hits one round does not decide a goal; and the
+script runs as the docs run it, printing its figures."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
-from django.core.management import call_command
-from django.db import connection
 
-from bench import run
-from merchants.models import Merchant
-from receipts.models import Receipt
+from bench import run, workload
+from tests.bench.conftest import RECEIPTS, free_ports
 
 # req/s per round, in the order the rounds ran (each round: reference, floor, then the variants).
 ROUNDS = {
@@ -32,11 +31,11 @@ def measured(monkeypatch):
         return run.Result(requests=rps * 10, duration_us=10_000_000, p50_us=4000, p99_us=9000, errors=0)
 
     monkeypatch.setattr(run, "_load", load)
-    monkeypatch.setattr(run, "_check_answer", lambda url, scenario, auth: None)
-    monkeypatch.setattr(run, "_authorization", lambda variant, scenario: variant.auth if variant else "")
+    monkeypatch.setattr(run, "check_answer", lambda url, scenario, auth: None)
+    monkeypatch.setattr(run, "authorization", lambda variant, scenario: variant.auth if variant else "")
     args = SimpleNamespace(rounds=3, warmup=0, duration=10)
-    variants = [run.Variant("anonymous", ""), run.Variant("test key", "t"), run.Variant("live key", "l")]
-    scenario = run.Scenario("getReceipt by token", "get")
+    variants = [workload.Variant("anonymous", ""), workload.Variant("test key", "t"), workload.Variant("live key", "l")]
+    scenario = workload.Scenario("getReceipt by token", "get")
     return run._measure_scenario(
         args, "wrk", scenario, variants, {"reference": "ref", "floor": "floor", "project": "proj"}
     )
@@ -72,7 +71,7 @@ def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
 
 
 def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured, capsys):
-    run._print_goals(SimpleNamespace(), {10_000: {run.CREATE_SCENARIO: measured}})
+    run._print_goals(SimpleNamespace(), {10_000: {workload.CREATE_SCENARIO: measured}})
     lines = [line.strip() for line in capsys.readouterr().out.splitlines() if "floor" in line]
     assert lines == [
         "met       10,000 createReceiptFromPOS, fresh tokens, anonymous: 0.94 of Django's floor (>= 0.9)",
@@ -81,36 +80,48 @@ def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured
     ]
 
 
-@pytest.mark.django_db
-def test_the_answer_the_benchmark_checks_for_is_getreceipts(api, stored):
-    """The benchmark refuses to measure a server whose getReceipt answers other fields."""
-    status, body = api.get("getReceipt", {"token": stored.token})
-    assert status == 200
-    assert set(body["result"]["data"]) == run.RECEIPT_FIELDS
-
-
-@pytest.mark.parametrize(
-    ("seeded", "spread", "count", "merchants", "stale"),
-    [
-        (0, 0, 10_000, 1000, False),  # empty: seeded
-        (10_000, 1000, 10_000, 1000, False),  # as wanted: reused
-        (5_000, 1000, 10_000, 1000, False),  # too few: topped up over the same merchants
-        (10_000, 1, 10_000, 1000, True),  # one merchant where the run's largest database has 1,000
-        (20_000, 1000, 10_000, 1000, True),  # too many
-    ],
-)
-def test_a_database_seeded_over_other_merchants_is_seeded_again(seeded, spread, count, merchants, stale):
-    assert run._stale(seeded, spread, count, merchants) is stale
+def _row(label: str, shares: int = 2) -> re.Pattern:
+    """A row of figures (req/s, p50, p99, then shares or -) under ``label``, without errors."""
+    share = r" +(?:\d+\.\d\d|-)"
+    return re.compile(rf"^    {re.escape(label)} +\d+ +\d+\.\d\d +\d+\.\d\d{share * shares}$", re.M)
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db
-def test_the_seeded_receipts_are_counted_with_their_merchants_and_removed_alone(receipt_factory):
-    other = receipt_factory()  # another merchant's: not seeded
-    Merchant.objects.create(string_id=run.SEED_MERCHANT, name="Bench Shop", is_test=True, require_api_key=False)
-    call_command("seedreceipts", run.SEED_MERCHANT, "30", "--merchants", "3")
-    connection.ensure_connection()
-    assert run._seeded(connection.connection) == (30, 3)
-    run._delete_seeded(connection.connection)
-    assert run._seeded(connection.connection) == (0, 0)
-    assert list(Receipt.objects.all()) == [other]
+def test_it_measures_the_project_beside_the_reference_and_the_floor(smoke):
+    """As docs/benchmarks.md runs it, at its smallest, with the Python load generator that
+    stands in for wrk: each scenario's rows of figures, then the goals."""
+    out = smoke.run(
+        "run.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "2", "--workers", "1", "--loadgen", "python",
+        "--variants", "anonymous,live key", "--only", "by token", "--only", "fresh tokens",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(3)),
+    )  # fmt: skip
+    assert out.startswith("Receco load benchmark\n")
+    assert "  load      bench/loadgen.py (Python threads), 2 connections, on loopback" in out
+    assert re.search(r"^  scenario +req/s +p50 ms +p99 ms +of ref +of floor$", out, re.M)
+    scenarios = re.split(r"^  (getReceipt by token|createReceiptFromPOS, fresh tokens)$", out, flags=re.M)
+    assert scenarios[1::2] == ["getReceipt by token", "createReceiptFromPOS, fresh tokens"]
+    for rows in scenarios[2::2]:
+        for label in ("bare reference (WSGI + psycopg)", "Django's floor (no middleware)", "anonymous", "live key"):
+            assert _row(label).search(rows), f"no row of figures for {label}:\n{out}"
+    goals = out.split("\nGoals\n", 1)[1].splitlines()
+    assert goals
+    assert all(re.match(r"  (met   |MISSED) ", line) for line in goals)
+
+
+@pytest.mark.postgres
+def test_it_measures_receipt_counts_side_by_side(smoke):
+    """docs/scaling.md's --interleave at its smallest: each count's rows, then the goals."""
+    out = smoke.run(
+        "run.py", "--receipts", RECEIPTS, "--interleave", "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "--connections", "2", "--workers", "1", "--variants", "anonymous",
+        "--only", "short code", "--only", "with a webhook",
+        "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
+        "--port", str(free_ports(2)),
+    )  # fmt: skip
+    for scenario in ("getReceipt by short code", "createReceiptFromPOS, with a webhook"):
+        assert f"\n  {scenario}:      req/s   p50 ms   p99 ms   ratio to reference\n" in out
+    assert len(_row(f"{RECEIPTS}: bare reference").findall(out)) == 2
+    assert len(_row(f"{RECEIPTS}: anonymous").findall(out)) == 2
+    assert "\nGoals\n" in out
