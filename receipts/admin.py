@@ -23,7 +23,7 @@ from receipts.documents import title
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
-from receipts.search import read_term, sale_days, typed_days
+from receipts.search import read_term, sale_days, searched_days
 from receipts.views import sheet_context
 
 CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
@@ -120,12 +120,18 @@ class SaleDateFilter(admin.DateFieldListFilter):
         self.title = "sale date"
 
 
-def _zones(request) -> list[str]:
-    """The time zones of the merchants whose receipts ``request``'s user sees: a day of
-    sales is a day in its merchant's zone."""
+def _calendars(request) -> list[tuple[str, str]]:
+    """The (country, time zone) of each merchant whose receipts ``request``'s user sees: a
+    day typed into the search is read as its shop writes it, and a day of sales is a day in
+    its merchant's zone."""
     ids = merchant_ids(request)
     merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-    return sorted(set(merchants.values_list("time_zone", flat=True))) or ["UTC"]
+    return sorted(set(merchants.values_list("country", "time_zone"))) or [("", "UTC")]
+
+
+def _zones(request) -> list[str]:
+    """The time zones of the merchants whose receipts ``request``'s user sees."""
+    return sorted({zone for _, zone in _calendars(request)})
 
 
 class SaleDaysFilter(admin.SimpleListFilter):
@@ -256,9 +262,9 @@ class ReceiptAdmin(MerchantScopedAdmin):
         numbered = _numbered(search_term)
         if numbered is not None:
             return queryset.filter(numbered), False
-        days = typed_days(search_term)
+        days = searched_days(search_term, _calendars(request), timezone.now())
         if days is not None:
-            return queryset.filter(sale_days(*days, _zones(request))), False
+            return queryset.filter(days), False
         term = read_term(search_term)
         return (queryset.filter(term.query) if term else queryset.none()), False
 
