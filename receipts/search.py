@@ -45,12 +45,12 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _NAMED_YEAR = r"(?:[ ,/-]+(\d{4}))?"
 _DAY_MONTH = re.compile(rf"{_ORDINAL}(?: of)?[ /-]?{_MONTH}{_NAMED_YEAR}")
 _MONTH_DAY = re.compile(rf"{_MONTH}[ /-]?{_ORDINAL}{_NAMED_YEAR}")
-# Countries whose numeric dates put the month before the day (11/26/2026), as the Unicode
-# CLDR's short date formats for them do: the United States and its territories, the
-# Philippines, Micronesia, the Marshall Islands, Palau, and the countries that write the
-# year first (2026/11/26, so 11/26 without it). Every other country writes the day first.
+# Countries whose numeric dates put the month before the day (11/26/2026): the United
+# States and its territories, the Philippines, the Marshall Islands, and the countries that
+# write the year first (2026/11/26, so 11/26 without it). The rest of the world writes the
+# day first, and so it is read where both are written (Canada).
 MONTH_FIRST = frozenset(
-    {"US", "AS", "GU", "MP", "PR", "UM", "VI", "PH", "FM", "MH", "PW", "CN", "JP", "KR", "KP", "TW", "MN", "HU", "LT"}
+    {"US", "AS", "GU", "MP", "PR", "UM", "VI", "PH", "MH", "CN", "JP", "KR", "KP", "TW", "MN", "HU", "LT"}
 )
 _LONGEST = 80  # more than two days written out in full ("30th of September 2026 to ...") take
 # A year left out goes back at most this far for a day the calendar has (29 February: 8 years
