@@ -23,7 +23,7 @@ from receipts.documents import title
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
-from receipts.search import read_term, sale_days, typed_days
+from receipts.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days
 from receipts.views import sheet_context
 
 CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
@@ -120,12 +120,18 @@ class SaleDateFilter(admin.DateFieldListFilter):
         self.title = "sale date"
 
 
-def _zones(request) -> list[str]:
-    """The time zones of the merchants whose receipts ``request``'s user sees: a day of
-    sales is a day in its merchant's zone."""
+def _calendars(request) -> list[tuple[str, str]]:
+    """The (country, time zone) of each merchant whose receipts ``request``'s user sees: a
+    day typed into the search is read as its shop writes it, and a day of sales is a day in
+    its merchant's zone."""
     ids = merchant_ids(request)
     merchants = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-    return sorted(set(merchants.values_list("time_zone", flat=True))) or ["UTC"]
+    return sorted(set(merchants.values_list("country", "time_zone"))) or [("", "UTC")]
+
+
+def _zones(request) -> list[str]:
+    """The time zones of the merchants whose receipts ``request``'s user sees."""
+    return sorted({zone for _, zone in _calendars(request)})
 
 
 class SaleDaysFilter(admin.SimpleListFilter):
@@ -216,7 +222,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
     search_fields = ["short_code"]  # for Django to show the box; get_search_results searches
     search_help_text = (
         "A receipt code, number (MP-2026-000123) or token, an amount (19,522.50), a card's last 4 digits, "
-        "the customer's email or phone, a day (2026-11-22) or days (2026-11-20 to 2026-11-22)."
+        "the customer's email or phone, a day ({day}, yesterday) or days ({days})."
     )
     # Counting a large table on every page costs more than the page itself.
     show_full_result_count = False
@@ -256,11 +262,25 @@ class ReceiptAdmin(MerchantScopedAdmin):
         numbered = _numbered(search_term)
         if numbered is not None:
             return queryset.filter(numbered), False
-        days = typed_days(search_term)
+        days = searched_days(search_term, _calendars(request), timezone.now())
         if days is not None:
-            return queryset.filter(sale_days(*days, _zones(request))), False
+            return queryset.filter(days), False
         term = read_term(search_term)
         return (queryset.filter(term.query) if term else queryset.none()), False
+
+    def get_changelist_instance(self, request):
+        cl = super().get_changelist_instance(request)
+        calendars = _calendars(request)
+        # Days written as the user's shops write them: 11/26/2026 where they all put the month first.
+        month_first = all(country in MONTH_FIRST for country, _ in calendars)
+        cl.search_help_text = self.search_help_text.format(
+            day="11/26/2026, Nov 26" if month_first else "26/11/2026, 26 Nov",
+            days="11/20 - 11/22" if month_first else "20/11 - 22/11",
+        )
+        # Why a search found nothing, when the term itself says it (the search box shows it).
+        if cl.query and not cl.result_count and names_no_day(cl.query, calendars, timezone.now()):
+            cl.search_note = "the calendar has no such day"
+        return cl
 
     def changelist_view(self, request, extra_context=None):
         # A code typed at the counter, a number read out or a token scanned opens its sale in one step.

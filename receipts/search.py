@@ -1,7 +1,9 @@
 """Finding a sale as a shop finds it, from what the owner types into the dashboard's search
 box: its short code or token, its amount as the customer says it ("19,522.50", "19522.5",
 "₦19,522.50"), the card's last four digits, the customer's email address or phone number
-(written any way: it is normalised as a sale's contact is), or a day or a range of days.
+(written any way: it is normalised as a sale's contact is), or a day or a range of days as
+the shop writes them (``26/11/2026``, ``26 Nov``, ``yesterday``, ``20/11 - 22/11``): in the
+order of day and month of its country, in its time zone.
 
 Every reading is an exact look-up that an index answers, so that a search never reads a
 whole table, the operator's list of every merchant's receipts included (the indexes are
@@ -11,6 +13,7 @@ the receipt matches any of them.
 
 import re
 import zoneinfo
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -25,8 +28,34 @@ from receipts.validation import MAX_AMOUNT
 
 _LAST4 = re.compile(r"^[*•xX.\s]*(\d{4})$")
 _PHONE = re.compile(r"^\+?[\d\s().-]{7,40}$")
-_DAY = r"(\d{4}-\d{2}-\d{2})"
-_DAYS = re.compile(rf"^{_DAY}(?:\s*(?:to|–|—|\.\.|-)\s*{_DAY})?$")
+# Between the two days of a range, with or without spaces: "to", a dash, "..".
+_RANGE = re.compile(r" ?(?:to|–|—|\.\.|-) ?")
+_YEAR_FIRST = re.compile(r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})")
+# Two numbers in the shop's order of day and month, and a year of 2 or 4 digits; a dot only
+# with the year ("12.50" is an amount).
+_NUMERIC = re.compile(r"(\d{1,2})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?")
+_MONTH_NAMES = [
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+]  # fmt: skip
+# Each month by its name and its first three letters; September also as "Sept".
+_MONTH_WORDS = {word: number for number, name in enumerate(_MONTH_NAMES, 1) for word in (name, name[:3])} | {"sept": 9}
+_MONTH = "(" + "|".join(sorted(_MONTH_WORDS, key=len, reverse=True)) + r")\.?"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_NAMED_YEAR = r"(?:[ ,/-]+(\d{4}))?"
+_DAY_MONTH = re.compile(rf"{_ORDINAL}(?: of)?[ /-]?{_MONTH}{_NAMED_YEAR}")
+_MONTH_DAY = re.compile(rf"{_MONTH}[ /-]?{_ORDINAL}{_NAMED_YEAR}")
+# Countries whose numeric dates put the month before the day (11/26/2026): the United
+# States and its territories, the Philippines, the Marshall Islands, and the countries that
+# write the year first (2026/11/26, so 11/26 without it). The rest of the world writes the
+# day first, and so it is read where both are written (Canada).
+MONTH_FIRST = frozenset(
+    {"US", "AS", "GU", "MP", "PR", "UM", "VI", "PH", "MH", "CN", "JP", "KR", "KP", "TW", "MN", "HU", "LT"}
+)
+_LONGEST = 80  # more than two days written out in full ("30th of September 2026 to ...") take
+# A year left out goes back at most this far for a day the calendar has (29 February: 8 years
+# around 2100).
+_YEARS_BACK = 8
 
 
 @dataclass(frozen=True)
@@ -52,31 +81,172 @@ def read_term(text: str) -> Term | None:
     return Term(query, reference)
 
 
-def typed_days(text: str) -> tuple[date, date] | None:
-    """The first and last day of ``text`` if it is a day (``2026-11-22``) or a range of
-    days (``2026-11-20 to 2026-11-22``, ``2026-11-20..2026-11-22``), in either order."""
-    match = _DAYS.match(text.strip())
-    if match is None:
+def searched_days(text: str, calendars: Iterable[tuple[str, str]], now: datetime) -> Q | None:
+    """Sales of the day or days ``text`` names, as each shop searched writes and counts
+    days (``calendars``: the (country, time zone) pairs of the merchants searched; with one,
+    no join is needed), at the moment ``now``; None when it names no day for any of them."""
+    calendars = sorted(set(calendars))
+    readings: dict[tuple[date, date, str], list[str]] = {}
+    for country, zone in calendars:
+        days = typed_days(text, _today(zone, now), month_first=country in MONTH_FIRST)
+        if days is not None:
+            readings.setdefault((*days, zone), []).append(country)
+    if not readings:
         return None
-    try:
-        days = [date.fromisoformat(value) for value in match.groups() if value]
-    except ValueError:
-        return None
-    return min(days), max(days)
+    if len(calendars) == 1:
+        return _between(*next(iter(readings)))
+    query = Q()
+    for (first, last, zone), countries in readings.items():
+        arm = _between(first, last, zone) & Q(merchant__time_zone=zone)
+        if countries != [country for country, other in calendars if other == zone]:
+            arm &= Q(merchant__country__in=countries)  # the zone's shops read it as different days
+        query |= arm
+    return query
+
+
+def names_no_day(text: str, calendars: Iterable[tuple[str, str]], now: datetime) -> bool:
+    """True when ``text`` is written as a day or days but no shop searched has such a day
+    in its calendar (``31/02``; ``13/05`` where the month comes first), which a search that
+    finds nothing then says."""
+    readings = [_read(text, _today(zone, now), country in MONTH_FIRST) for country, zone in set(calendars)]
+    return bool(readings) and all(reading is _NO_SUCH_DAY for reading in readings)
+
+
+def typed_days(text: str, today: date, month_first: bool = False) -> tuple[date, date] | None:
+    """The first and last day of ``text`` if it is a day or a range of days as a shop writes
+    them, on the day ``today`` (the shop's): ``2026-11-22``; ``26/11/2026``, ``26/11``,
+    ``26-11-26``, ``26.11.2026`` (``11/26`` with ``month_first``); ``26 Nov``, ``26th of
+    November 2026``, ``Nov 26, 2026``; ``today``, ``yesterday``; two of them joined by
+    ``to``, ``-``, ``–`` or ``..``. A day without its year is the latest such day up to
+    ``today``; a range whose last day then comes before its first is read as the shorter of
+    the days between them (``22/11 - 20/11``) and the days from the first to the last a year
+    on (``20/12 - 5/1`` in January). None when ``text`` is no day (``4242``, ``31/02``)."""
+    days = _read(text, today, month_first)
+    return None if days is _NO_SUCH_DAY else days
 
 
 def sale_days(first: date, last: date, zones: list[str]) -> Q:
     """Sales made from the start of ``first`` to the end of ``last``, both included, as
     the day is in each merchant's time zone (``zones``: those of the merchants searched;
     with one, no join is needed)."""
+    if len(zones) == 1:
+        return _between(first, last, zones[0])
     query = Q()
     for zone in zones:
-        tz = zoneinfo.ZoneInfo(zone)
-        start = datetime.combine(first, time.min, tzinfo=tz)
-        end = datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz)
-        arm = Q(transaction_date__gte=start, transaction_date__lt=end)
-        query |= arm if len(zones) == 1 else arm & Q(merchant__time_zone=zone)
+        query |= _between(first, last, zone) & Q(merchant__time_zone=zone)
     return query
+
+
+def _between(first: date, last: date, zone: str) -> Q:
+    # A day away from the calendar's ends, so that no zone's midnight falls off them (9999-12-31).
+    first, last = max(first, date.min + timedelta(days=1)), min(last, date.max - timedelta(days=1))
+    tz = zoneinfo.ZoneInfo(zone)
+    start = datetime.combine(first, time.min, tzinfo=tz)
+    end = datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz)
+    return Q(transaction_date__gte=start, transaction_date__lt=end)
+
+
+def _today(zone: str, now: datetime) -> date:
+    return now.astimezone(zoneinfo.ZoneInfo(zone)).date()
+
+
+@dataclass(frozen=True)
+class _Day:
+    """A day as typed: its month and day, and its year if given (today's and yesterday's are)."""
+
+    month: int
+    day: int
+    year: int | None
+
+
+_NO_SUCH_DAY = object()  # written as a day, but the calendar has none such (31/02)
+
+
+def _read(text: str, today: date, month_first: bool):
+    """``text``'s first and last day; _NO_SUCH_DAY when it is written as days of which one
+    is not in the calendar; None when it is no day at all."""
+    text = " ".join(text.lower().split())
+    if not text or len(text) > _LONGEST:
+        return None
+    whole = _day(text, today, month_first)
+    if isinstance(whole, _Day):
+        day = _resolved(whole, today)
+        return (day, day) if day is not None else _NO_SUCH_DAY
+    impossible = whole is _NO_SUCH_DAY
+    for position in range(1, len(text)):
+        joint = _RANGE.match(text, position)
+        if joint is None or joint.end() == len(text):
+            continue
+        ends = [
+            _day(text[:position].strip(), today, month_first),
+            _day(text[joint.end() :].strip(), today, month_first),
+        ]
+        if all(isinstance(end, _Day) for end in ends):
+            days = _range(*ends, today)
+            if days is not None:
+                return days
+        impossible |= all(end is not None for end in ends)
+    return _NO_SUCH_DAY if impossible else None
+
+
+def _day(text: str, today: date, month_first: bool):
+    """One day as typed: a _Day, _NO_SUCH_DAY (31/02), or None when it is not written as a day."""
+    if text in ("today", "yesterday"):
+        day = today - timedelta(days=0 if text == "today" else 1)
+        return _Day(day.month, day.day, day.year)
+    if found := _YEAR_FIRST.fullmatch(text):
+        return _checked(int(found[3]), int(found[4]), int(found[1]))
+    if (found := _NUMERIC.fullmatch(text)) and (found[2] != "." or found[4]):
+        month, day = (found[1], found[3]) if month_first else (found[3], found[1])
+        year = found[4] and int(found[4]) + (2000 if len(found[4]) == 2 else 0)
+        return _checked(int(month), int(day), year)
+    if found := _DAY_MONTH.fullmatch(text):
+        return _checked(_MONTH_WORDS[found[2]], int(found[1]), found[3] and int(found[3]))
+    if found := _MONTH_DAY.fullmatch(text):
+        return _checked(_MONTH_WORDS[found[1]], int(found[2]), found[3] and int(found[3]))
+    return None
+
+
+def _checked(month: int, day: int, year: int | None):
+    try:
+        date(year or 2000, month, day)  # 2000 had a 29 February
+    except ValueError:
+        return _NO_SUCH_DAY
+    return _Day(month, day, year)
+
+
+def _resolved(day: _Day, today: date) -> date | None:
+    """The date of ``day``: as typed with its year, else the latest such day up to ``today``."""
+    if day.year is not None:
+        return _dated(day, day.year)
+    for year in range(today.year, today.year - _YEARS_BACK - 1, -1):
+        found = _dated(day, year)
+        if found is not None and found <= today:
+            return found
+    return None
+
+
+def _range(first: _Day, last: _Day, today: date) -> tuple[date, date] | None:
+    start, end = _resolved(first, today), _resolved(last, today)
+    if start is None or end is None:
+        return None
+    if start <= end:
+        return start, end
+    readings = [(end, start)]  # typed backwards, or
+    if last.year is None:  # across the New Year: 20/12 - 5/1
+        later = _dated(last, end.year + 1)
+        readings += [(start, later)] if later is not None and start <= later else []
+    elif first.year is None:
+        earlier = _dated(first, start.year - 1)
+        readings += [(earlier, end)] if earlier is not None and earlier <= end else []
+    return min(readings, key=lambda days: days[1] - days[0])
+
+
+def _dated(day: _Day, year: int) -> date | None:
+    try:
+        return date(year, day.month, day.day)
+    except ValueError:
+        return None
 
 
 def _code(text: str) -> Q | None:

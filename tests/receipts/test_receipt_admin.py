@@ -84,6 +84,33 @@ def test_search_stays_inside_the_users_merchants(client, outsider, ours):
     assert "0 results" in content
 
 
+def test_a_search_that_finds_nothing_says_so(client, owner, ours):
+    client.force_login(owner)
+    page = client.get(LIST, {"q": "jollof"})
+    assert page.status_code == 200
+    assert '<p class="search-none" role="status">No receipts match “jollof”.</p>' in page.content.decode()
+    assert "No receipts match" not in client.get(LIST, {"q": "ada@example.com"}).content.decode()
+
+
+@pytest.mark.parametrize("term", ["31/02", "31/02/2026", "29/02/2026 - 3/3/2026", "22/11 - 31/11"])
+def test_a_search_for_a_day_the_calendar_lacks_says_so(client, owner, ours, term):
+    client.force_login(owner)
+    page = client.get(LIST, {"q": term})
+    assert page.status_code == 200
+    assert page.context["cl"].result_count == 0
+    assert f"No receipts match “{term}”: the calendar has no such day." in page.content.decode()
+
+
+def test_the_search_box_says_which_days_it_reads_in_the_shops_order(client, owner, merchant):
+    client.force_login(owner)
+    help_text = "a day (26/11/2026, 26 Nov, yesterday) or days (20/11 - 22/11)."
+    assert help_text in client.get(LIST).content.decode()
+    merchant.country = "US"
+    merchant.save()
+    help_text = "a day (11/26/2026, Nov 26, yesterday) or days (11/20 - 11/22)."
+    assert help_text in client.get(LIST).content.decode()
+
+
 def test_it_filters_by_livemode(client, owner, ours, receipt_factory):
     test_receipt = receipt_factory(token="rcpt_testmode_dddddd", short_code="TEST01")
     Receipt.objects.filter(pk=test_receipt.pk).update(livemode=False)

@@ -1,13 +1,15 @@
 """Finding a sale as a shop finds it (receipts.search), in the dashboard's receipts list:
 by code, token, amount as the customer says it, card's last four, the customer's email or
-phone however typed, a day or days; one merchant's sales only; a code opens its sale."""
+phone however typed, a day or days as the shop writes them; one merchant's sales only; a
+code opens its sale."""
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
+from django.utils import timezone
 
 from receipts.money import typed_amount
-from receipts.search import read_term, typed_days
+from receipts.search import names_no_day, read_term, typed_days
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +42,13 @@ def shop(receipt_factory):
             token="rcpt_plainsl1_aaaaaa", short_code="PLN001", transaction_date="2026-11-23T09:00:00Z"
         ),
     }
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Stop the clock at a moment: ``clock(datetime(...))``; sign in after it (a session
+    lasts from the moment it is made)."""
+    return lambda moment: monkeypatch.setattr(timezone, "now", lambda: moment)
 
 
 def _found(client, term, **params) -> set[str]:
@@ -138,20 +147,187 @@ def test_amounts_are_looked_up_in_each_currencys_minor_units():
     assert "('total_amount', 4242)" not in str(read_term("4242.5").query)
 
 
+# Lagos: 13:00 on Monday 23 November 2026.
+MONDAY = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [
+        ("22/11/2026", {"SML001"}),
+        ("20/11/26", {"BIG001"}),
+        ("22-11-2026", {"SML001"}),
+        ("22.11.2026", {"SML001"}),
+        ("2026/11/20", {"BIG001"}),
+        ("22/11", {"SML001"}),
+        ("20 Nov", {"BIG001"}),
+        ("20th of November 2026", {"BIG001"}),
+        ("Nov 20 2026", {"BIG001"}),
+        ("november 22, 2026", {"SML001"}),
+        ("today", {"PLN001"}),
+        ("Yesterday", {"SML001"}),  # the 22nd in Lagos, though made on the 21st in UTC
+        ("21/11", set()),
+        ("20/11 - 22/11", {"BIG001", "SML001"}),
+        ("20/11-22/11", {"BIG001", "SML001"}),
+        ("21 Nov to today", {"SML001", "PLN001"}),
+        ("yesterday..today", {"SML001", "PLN001"}),
+        ("22/11 – 20/11", {"BIG001", "SML001"}),
+        ("31/02", set()),
+        ("22.11", set()),  # an amount, ₦22.11, not a day
+    ],
+)
+def test_an_owner_finds_the_days_sales_as_the_shop_writes_the_day(client, owner, shop, clock, term, expected):
+    clock(MONDAY)
+    client.force_login(owner)
+    assert _found(client, term) == expected
+
+
+def test_today_is_the_shops_day_around_midnight(client, owner, shop, clock):
+    clock(datetime(2026, 11, 21, 23, 45, tzinfo=UTC))  # 00:45 on the 22nd in Lagos, the 21st in UTC
+    client.force_login(owner)
+    assert _found(client, "today") == {"SML001"}
+    assert _found(client, "yesterday") == set()
+    assert _found(client, "20/11 - yesterday") == {"BIG001"}
+
+
+def test_a_shop_that_writes_the_month_first_is_read_so(client, owner, merchant, shop, clock):
+    merchant.country, merchant.time_zone = "US", "America/New_York"
+    merchant.save()
+    clock(MONDAY)
+    client.force_login(owner)
+    assert _found(client, "11/20/2026") == {"BIG001"}
+    assert _found(client, "11/21") == {"SML001"}  # 18:30 on the 21st in New York
+    assert _found(client, "11/20 - 11/21") == {"BIG001", "SML001"}
+    assert _found(client, "20/11/2026") == set()
+
+
+def test_a_day_without_its_year_is_the_last_one_gone_by(client, owner, receipt_factory, clock):
+    clock(datetime(2027, 1, 3, 10, 0, tzinfo=UTC))
+    for n, when in enumerate(["2025-12-28T12:00:00Z", "2026-12-28T12:00:00Z", "2027-01-02T12:00:00Z"]):
+        receipt_factory(token=f"rcpt_newyear{n}_aaaaaa", short_code=f"NEWYR{n}", transaction_date=when)
+    client.force_login(owner)
+    assert _found(client, "28/12") == {"NEWYR1"}
+    assert _found(client, "28 Dec 2025") == {"NEWYR0"}
+    assert _found(client, "28/12 - 2/1") == {"NEWYR1", "NEWYR2"}
+
+
+def test_the_operator_finds_each_shops_day_as_that_shop_writes_it(
+    client, superuser, merchant, other_merchant, sale, clock
+):
+    from receipts.creation import create_receipt
+    from receipts.validation import validate_sale
+
+    other_merchant.country, other_merchant.time_zone = "US", "America/New_York"
+    other_merchant.save()
+    made = {}
+    for shop, code, when in [
+        (merchant, "LAGMAY", "2026-05-04T12:00:00Z"),  # 04/05 in Lagos: 4 May
+        (merchant, "LAGAPR", "2026-04-05T12:00:00Z"),
+        (other_merchant, "NYCAPR", "2026-04-05T12:00:00Z"),  # 04/05 in New York: April 5
+        (other_merchant, "NYCMAY", "2026-05-04T12:00:00Z"),
+    ]:
+        body = {**sale, "merchant_string_id": shop.string_id, "token": f"rcpt_{code.lower()}01_aaaaaa"}
+        made[code] = create_receipt(shop, validate_sale({**body, "short_code": code, "transaction_date": when}))
+    clock(MONDAY)
+    client.force_login(superuser)
+    assert _found(client, "04/05/2026") == {"LAGMAY", "NYCAPR"}
+    assert _found(client, "13/05/2026") == set()
+    assert _found(client, "2026-04-05") == {"LAGAPR", "NYCAPR"}
+
+
+TODAY = date(2026, 11, 26)  # a Thursday
+
+
 @pytest.mark.parametrize(
     ("text", "days"),
     [
-        ("2026-11-22", (date(2026, 11, 22), date(2026, 11, 22))),
-        ("2026-11-20 to 2026-11-22", (date(2026, 11, 20), date(2026, 11, 22))),
-        ("2026-11-22 - 2026-11-20", (date(2026, 11, 20), date(2026, 11, 22))),
-        ("2026-02-30", None),
-        ("22/11/2026", None),
+        ("2026-11-22", ("2026-11-22", "2026-11-22")),
+        ("2026-11-20 to 2026-11-22", ("2026-11-20", "2026-11-22")),
+        ("2026-11-22 - 2026-11-20", ("2026-11-20", "2026-11-22")),
+        ("26/11/2026", ("2026-11-26", "2026-11-26")),
+        ("26/11/26", ("2026-11-26", "2026-11-26")),
+        ("26-11-2026", ("2026-11-26", "2026-11-26")),
+        ("26.11.2026", ("2026-11-26", "2026-11-26")),
+        ("26/11", ("2026-11-26", "2026-11-26")),
+        ("27/11", ("2025-11-27", "2025-11-27")),  # tomorrow: last year's
+        ("26 Nov", ("2026-11-26", "2026-11-26")),
+        ("26th of November, 2026", ("2026-11-26", "2026-11-26")),
+        ("Nov 26 2026", ("2026-11-26", "2026-11-26")),
+        ("Nov. 3", ("2026-11-03", "2026-11-03")),
+        ("Sept 3", ("2026-09-03", "2026-09-03")),
+        ("DEC 31", ("2025-12-31", "2025-12-31")),
+        ("today", ("2026-11-26", "2026-11-26")),
+        ("yesterday", ("2026-11-25", "2026-11-25")),
+        ("29/02", ("2024-02-29", "2024-02-29")),
+        ("20/11 - 22/11", ("2026-11-20", "2026-11-22")),
+        ("20/11 to 22/11/2026", ("2026-11-20", "2026-11-22")),
+        ("20 Nov..today", ("2026-11-20", "2026-11-26")),
+        ("22/11 - 20/11", ("2026-11-20", "2026-11-22")),
+        ("20/11 - 28/11", ("2026-11-20", "2026-11-28")),  # begun, not over yet
     ],
 )
-def test_days_are_read_as_iso_dates(text, days):
-    assert typed_days(text) == days
+def test_days_are_read_as_the_shop_writes_them(text, days):
+    assert typed_days(text, TODAY) == tuple(date.fromisoformat(day) for day in days)
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [("11/26/2026", ("2026-11-26", "2026-11-26")), ("11/26", ("2026-11-26", "2026-11-26")),
+     ("04/05/2026", ("2026-04-05", "2026-04-05")), ("Nov 26", ("2026-11-26", "2026-11-26")),
+     ("26/11/2026", None)],
+)  # fmt: skip
+def test_a_month_first_country_writes_the_month_first(text, days):
+    expected = days and tuple(date.fromisoformat(day) for day in days)
+    assert typed_days(text, TODAY, month_first=True) == expected
+
+
+def test_the_day_order_is_the_merchants_countrys():
+    from receipts.search import MONTH_FIRST
+
+    assert {"US", "PH"} <= MONTH_FIRST
+    assert not {"NG", "GH", "KE", "ZA", "GB"} & MONTH_FIRST
+
+
+def test_a_day_without_its_year_rolls_back_over_the_new_year():
+    january = date(2027, 1, 3)
+    assert typed_days("28/12", january) == (date(2026, 12, 28), date(2026, 12, 28))
+    assert typed_days("3/1", january) == (date(2027, 1, 3), date(2027, 1, 3))
+    assert typed_days("4/1", january) == (date(2026, 1, 4), date(2026, 1, 4))
+    assert typed_days("20/12 - 5/1", january) == (date(2026, 12, 20), date(2027, 1, 5))
+    assert typed_days("20/12 - 5/1", date(2026, 11, 26)) == (date(2025, 12, 20), date(2026, 1, 5))
+
+
+@pytest.mark.parametrize(
+    "text", ["31/02", "31/02/2026", "29/02/2026", "31/04", "13/13", "0/11", "2026-02-30", "31 Feb", "Feb 30 2026",
+             "20/11 - 31/11"],
+)  # fmt: skip
+def test_an_impossible_day_is_no_day_and_says_so(text):
+    assert typed_days(text, TODAY) is None
+    assert names_no_day(text, [("NG", "Africa/Lagos")], MONDAY)
+
+
+@pytest.mark.parametrize("text", ["4242", "22.11", "19,522.50", "2026", "jollof", "november 2026", "1-2-3", "K7P2QX"])
+def test_numbers_and_words_are_no_days(text):
+    assert typed_days(text, TODAY) is None
+    assert not names_no_day(text, [("NG", "Africa/Lagos")], MONDAY)
+
+
+def test_a_day_one_shop_has_is_not_called_impossible():
+    shops = [("NG", "Africa/Lagos"), ("US", "America/New_York")]
+    assert not names_no_day("13/05", shops, MONDAY)  # 13 May in Lagos
+    assert names_no_day("13/05", [("US", "America/New_York")], MONDAY)
 
 
 def test_a_term_with_no_reading_finds_nothing():
     assert read_term("jollof rice") is None
     assert read_term("") is None
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [("31/12/9999", set()), ("1/1/0001", set()), ("1 Jan 0001", set()),
+     ("0001-01-01 to 9999-12-31", {"BIG001", "SML001", "PLN001"})],
+)  # fmt: skip
+def test_days_at_the_calendars_ends_are_searched_without_an_error(client, owner, shop, term, expected):
+    client.force_login(owner)  # Lagos: its first midnight of year 1 is in year 0 in UTC
+    assert _found(client, term) == expected
