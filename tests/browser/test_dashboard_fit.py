@@ -201,6 +201,8 @@ def test_every_dashboard_page_fits_with_a_busy_shops_data(
         ("today", "/admin/"),
         ("receipts", "/admin/receipts/receipt/"),
         ("refunds", "/admin/receipts/receipt/?type=refund"),
+        ("receipts-search-days", "/admin/receipts/receipt/?q=20%2F11%20-%2022%2F11"),
+        ("receipts-search-none", "/admin/receipts/receipt/?q=31%2F02"),
         ("receipt", f"/admin/receipts/receipt/{sales[0].pk}/change/"),
         ("receipt-refund", f"/admin/receipts/receipt/{sales[0].refunds.get().pk}/change/"),
         ("receipt-voided", f"/admin/receipts/receipt/{sales[2].pk}/change/"),
@@ -225,6 +227,8 @@ def test_every_dashboard_page_fits_with_a_busy_shops_data(
     for name, path in pages:
         page.goto(f"{url}{path}")
         problems += _problems(page, size, name, KEY_CELLS.get(name, []))
+        if "?q=" in path and page.eval_on_selector("#searchbar", "box => box.scrollWidth > box.clientWidth"):
+            problems.append(f"{name}: the search box cuts off what was searched for")
         page.screenshot(path=artifacts / f"dashboard-fit-{name}-{label}.png", full_page=size is PHONE)
     assert problems == [], f"at {label}:\n" + "\n".join(problems)
 
