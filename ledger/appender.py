@@ -8,10 +8,10 @@ among the last SWEEP_WINDOW receipts before the cursor and appends it then (its 
 log is when it became visible); ``verifylog`` reports any receipt the log does not hold.
 
 Each entry is signed with the current key in the current version of the content
-(receipts.signing, which the leaf keeps), its leaf and the complete
-subtrees it finishes are stored (ledger.tree), and a signed checkpoint is published when
-the appender has caught up, or at least every RECECO_LOG_CHECKPOINT_INTERVAL seconds while
-it has not. A sale never waits for any of this: the appender runs apart from the requests.
+(receipts.signing; its leaf keeps the version), its leaf and the complete subtrees it
+finishes are stored (ledger.tree), and a signed checkpoint is published when the appender
+has caught up, or at least every RECECO_LOG_CHECKPOINT_INTERVAL seconds while it has not.
+A sale never waits for any of this: the appender runs apart from the requests.
 """
 
 from dataclasses import dataclass
