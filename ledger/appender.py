@@ -7,10 +7,11 @@ after a later one is not passed over. Should one commit later still, the sweep f
 among the last SWEEP_WINDOW receipts before the cursor and appends it then (its place in the
 log is when it became visible); ``verifylog`` reports any receipt the log does not hold.
 
-Each entry is signed with the current key (receipts.signing), its leaf and the complete
-subtrees it finishes are stored (ledger.tree), and a signed checkpoint is published when
-the appender has caught up, or at least every RECECO_LOG_CHECKPOINT_INTERVAL seconds while
-it has not. A sale never waits for any of this: the appender runs apart from the requests.
+Each entry is signed with the current key in the current version of the content
+(receipts.signing; its leaf keeps the version), its leaf and the complete subtrees it
+finishes are stored (ledger.tree), and a signed checkpoint is published when the appender
+has caught up, or at least every RECECO_LOG_CHECKPOINT_INTERVAL seconds while it has not.
+A sale never waits for any of this: the appender runs apart from the requests.
 """
 
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ BATCH = 2000
 SWEEP_WINDOW = 10_000
 # A leaf's columns as the appender writes them (and appended_at, when the batch is appended).
 LEAF_COLUMNS = (
-    "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid"
+    "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid",
+    "version",
 )  # fmt: skip
 
 
@@ -76,7 +78,7 @@ def append_batch(
             hashes.append(item.leaf_hash)
             leaves.append(
                 (head.size + offset, kind, receipt_id, void_id, set_aside_id,
-                 hashes[-1], item.digest, item.signature, item.kid)
+                 hashes[-1], item.digest, item.signature, item.kid, content["v"])
             )  # fmt: skip
         if leaves:
             nodes, root = tree.extend(head.size, hashes, using)

@@ -52,7 +52,7 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
     q = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {q('index')}, {q('void_id')}, {q('set_aside_id')}, {q('signature')}, {q('kid')} "  # noqa: S608
+            f"SELECT {q('index')}, {q('void_id')}, {q('set_aside_id')}, {q('signature')}, {q('kid')}, {q('version')} "  # noqa: S608
             f"FROM {q(Leaf._meta.db_table)} WHERE {q('receipt_id')} = %s AND {q('kind')} = %s "
             f"ORDER BY {q('index')} DESC",
             [receipt_id, kind],
@@ -60,7 +60,7 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    index, void_id, set_aside_id, signature, kid = row
+    index, void_id, set_aside_id, signature, kid, version = row
     return Leaf(
         index=index,
         kind=kind,
@@ -69,6 +69,7 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
         set_aside_id=set_aside_id,
         signature=bytes(signature),
         kid=kid,
+        version=version,
     )
 
 

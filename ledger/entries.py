@@ -1,6 +1,9 @@
 """What each entry of the log signs, rebuilt from the rows as they are now: a receipt (a
 sale or a refund), a void, a receipt set aside (receipts.signing says what each holds).
 
+Each entry is rebuilt in the version of the content it was signed in (``Leaf.version``):
+an entry of version 1 stays one, without the receipt's number that version 2 signs.
+
 A receipt set aside keeps, in its entry, the token and short code it was issued with,
 which its SetAside rows remember; each set aside is an entry of its own, from the pair
 it took to the next. So a set aside is never an edit to ``verifylog``, and changing a
@@ -12,7 +15,14 @@ from collections.abc import Iterable
 
 from ledger.models import Leaf
 from receipts.models import Receipt, SetAside, Void
-from receipts.signing import ContentRow, identities, receipt_content, set_aside_content, void_content
+from receipts.signing import (
+    CONTENT_VERSION,
+    ContentRow,
+    identities,
+    receipt_content,
+    set_aside_content,
+    void_content,
+)
 
 
 def set_asides_of(receipt_ids: Iterable[int], using: str = "default") -> dict[int, list[SetAside]]:
@@ -29,26 +39,45 @@ def set_asides_of(receipt_ids: Iterable[int], using: str = "default") -> dict[in
     return found
 
 
-def receipt_entry(receipt: Receipt | ContentRow, merchant_id: str, kid: str, set_asides: list[SetAside] = ()) -> dict:
-    """What the entry of ``receipt`` (with its ``set_asides``) signs with the key ``kid``."""
+def receipt_entry(
+    receipt: Receipt | ContentRow,
+    merchant_id: str,
+    kid: str,
+    set_asides: list[SetAside] = (),
+    version: int = CONTENT_VERSION,
+) -> dict:
+    """What the entry of ``receipt`` (with its ``set_asides``) signs with the key ``kid``,
+    in ``version`` of the content."""
     identity = identities(receipt, set_asides)[0] if set_asides else None
-    return receipt_content(receipt, merchant_id, kid, identity)
+    return receipt_content(receipt, merchant_id, kid, identity, version)
 
 
-def void_entry(void: Void, receipt: Receipt, merchant_id: str, kid: str, set_asides: list[SetAside] = ()) -> dict:
-    """What the entry of ``void``, of ``receipt``, signs with the key ``kid``."""
+def void_entry(
+    void: Void,
+    receipt: Receipt,
+    merchant_id: str,
+    kid: str,
+    set_asides: list[SetAside] = (),
+    version: int = CONTENT_VERSION,
+) -> dict:
+    """What the entry of ``void``, of ``receipt``, signs with the key ``kid``, in ``version``."""
     identity = identities(receipt, set_asides)[0] if set_asides else None
-    return void_content(void, receipt, merchant_id, kid, identity)
+    return void_content(void, receipt, merchant_id, kid, identity, version)
 
 
 def set_aside_entry(
-    set_aside: SetAside, receipt: Receipt, merchant_id: str, kid: str, set_asides: list[SetAside]
+    set_aside: SetAside,
+    receipt: Receipt,
+    merchant_id: str,
+    kid: str,
+    set_asides: list[SetAside],
+    version: int = CONTENT_VERSION,
 ) -> dict:
-    """What the entry of ``set_aside``, one of ``receipt``'s ``set_asides``, signs."""
+    """What the entry of ``set_aside``, one of ``receipt``'s ``set_asides``, signs, in ``version``."""
     ordered = sorted(set_asides, key=lambda sa: sa.pk)
     place = next(number for number, known in enumerate(ordered) if known.pk == set_aside.pk)
     pairs = identities(receipt, ordered)
-    return set_aside_content(set_aside, receipt, merchant_id, kid, was=pairs[place], now=pairs[place + 1])
+    return set_aside_content(set_aside, receipt, merchant_id, kid, pairs[place], pairs[place + 1], version)
 
 
 def content(
@@ -58,17 +87,18 @@ def content(
     set_asides: list[SetAside] = (),
     void: Void | None = None,
 ) -> dict:
-    """What ``leaf`` signs, rebuilt from its rows now (``void``: its Void, for a void's leaf).
+    """What ``leaf`` signs, rebuilt from its rows now in the version it was signed in
+    (``void``: its Void, for a void's leaf).
 
     Raises LookupError when the row the leaf names is gone.
     """
     if leaf.kind == Leaf.Kind.VOID:
         if void is None:
             raise LookupError(f"void {leaf.void_id}")
-        return void_entry(void, receipt, merchant_id, leaf.kid, set_asides)
+        return void_entry(void, receipt, merchant_id, leaf.kid, set_asides, leaf.version)
     if leaf.kind == Leaf.Kind.SET_ASIDE:
         own = next((sa for sa in set_asides if sa.pk == leaf.set_aside_id), None)
         if own is None:
             raise LookupError(f"set aside {leaf.set_aside_id}")
-        return set_aside_entry(own, receipt, merchant_id, leaf.kid, set_asides)
-    return receipt_entry(receipt, merchant_id, leaf.kid, set_asides)
+        return set_aside_entry(own, receipt, merchant_id, leaf.kid, set_asides, leaf.version)
+    return receipt_entry(receipt, merchant_id, leaf.kid, set_asides, leaf.version)

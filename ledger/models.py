@@ -33,6 +33,9 @@ class Leaf(models.Model):
     content_digest = models.BinaryField("SHA-256 of the signed content", max_length=32)
     signature = models.BinaryField(max_length=64)
     kid = models.CharField("signing key id", max_length=43)
+    # The version of the content signed (receipts.signing.CONTENT_VERSIONS), which it is
+    # rebuilt in ever after. Entries appended before version 2 existed are of version 1.
+    version = models.PositiveSmallIntegerField("content version", db_default=1)
     appended_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

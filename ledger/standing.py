@@ -40,33 +40,33 @@ def standing(receipt: Receipt, using: str = "default") -> Standing:
     ring = signingkeys.keyring()
     if found is None:
         return Standing(PENDING, wait_seconds=proofs.wait_seconds()) if ring else Standing(OFF)
-    index, digest, signature, kid = found
+    index, digest, signature, kid, version = found
     latest = checkpoints.latest_cached()
     if latest is None or index >= latest.size:
         return Standing(PENDING, kid, index, wait_seconds=proofs.wait_seconds())
     merchant_id = receipt.merchant.string_id
-    canonical = canonicalize(entries.receipt_entry(receipt, merchant_id, kid))
+    canonical = canonicalize(entries.receipt_entry(receipt, merchant_id, kid, version=version))
     if sha256(canonical).digest() != digest:  # a receipt set aside keeps the token it was issued with
         asides = entries.set_asides_of([receipt.pk], using).get(receipt.pk, [])
-        canonical = canonicalize(entries.receipt_entry(receipt, merchant_id, kid, asides))
+        canonical = canonicalize(entries.receipt_entry(receipt, merchant_id, kid, asides, version))
     key = ring.public.get(kid) if ring else None
     if sha256(canonical).digest() != digest or key is None or not key.verify(signature, canonical):
         return Standing(ALTERED, kid, index, latest.size)
     return Standing(VERIFIED, kid, index, latest.size)
 
 
-def _entry(receipt_id: int, using: str) -> tuple[int, bytes, bytes, str] | None:
+def _entry(receipt_id: int, using: str) -> tuple[int, bytes, bytes, str, int] | None:
     # Plain SQL, as ledger.bundles' look-up: the page's hot path.
     connection = connections[using]
     q = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {q('index')}, {q('content_digest')}, {q('signature')}, {q('kid')} "  # noqa: S608
+            f"SELECT {q('index')}, {q('content_digest')}, {q('signature')}, {q('kid')}, {q('version')} "  # noqa: S608
             f"FROM {q(Leaf._meta.db_table)} WHERE {q('receipt_id')} = %s AND {q('kind')} = %s",
             [receipt_id, Leaf.Kind.RECEIPT],
         )
         row = cursor.fetchone()
     if row is None:
         return None
-    index, digest, signature, kid = row
-    return index, bytes(digest), bytes(signature), kid
+    index, digest, signature, kid, version = row
+    return index, bytes(digest), bytes(signature), kid, version

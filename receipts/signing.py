@@ -3,13 +3,19 @@
 
 The content is built from the receipt's own row as it was written: the merchant as the
 receipt states it, the items, amounts, tax lines, payment summary, dates, token and short
-code, the sale a refund refers to, and the key's id. Never the customer's email or phone:
-erasing a contact changes nothing signed. Nothing that changes after the sale is signed
-either (its status, the refunds recorded on it, the branding), so a refund or a void never
+code, its number (since version 2), the sale a refund refers to, and the key's id. Never
+the customer's email or phone: erasing a contact changes nothing signed. Nothing that
+changes after the sale is signed either (its status, the refunds recorded on it, the
+branding, and the merchant's legal name, address, tax and registration numbers, which the
+receipt shows from the merchant's record as it is now), so a refund or a void never
 breaks the sale's signature: each is an entry of its own. Nor is a receipt set aside
 (receipts.creation) edited in the log: its entry keeps the token and short code it was
 issued with (``identities``), and the set aside is an entry of its own, from those to
 the fresh ones.
+
+Each entry is signed in one version of the content and rebuilt in that version ever
+after (the log's leaf keeps it): version 1 (the first entries) lacks the number that
+version 2 adds; nothing once signed is signed again.
 """
 
 from dataclasses import dataclass
@@ -24,7 +30,10 @@ from receco.lib.signingkeys import Keyring
 from receipts.models import Receipt, SetAside, Void
 from receipts.representation import iso_utc
 
-CONTENT_VERSION = 1
+# The version new entries are signed in; every version an entry of the log may be in.
+CONTENT_VERSION = 2
+CONTENT_VERSIONS = (1, 2)
+NUMBERED_FROM = 2  # the first version that signs the receipt's number
 PAYMENT_SUMMARY = ("card_brand", "card_last4", "authorization_code")
 
 
@@ -68,9 +77,13 @@ class ContentRow(NamedTuple):
     details: dict | None
     payment_method: str | None
     refund_of_id: int | None
+    number_series: str | None
+    number: int | None
     merchant_string_id: str
 
-    receipt_type = property(Receipt.receipt_type.fget)  # the model's own rule
+    # The model's own rules.
+    receipt_type = property(Receipt.receipt_type.fget)
+    receipt_number = property(Receipt.receipt_number.fget)
 
 
 def identities(receipt: Receipt | ContentRow, set_asides: list[SetAside] = ()) -> list[tuple[str, str]]:
@@ -81,24 +94,25 @@ def identities(receipt: Receipt | ContentRow, set_asides: list[SetAside] = ()) -
 
 
 def receipt_content(
-    receipt: Receipt | ContentRow, merchant_string_id: str, kid: str, identity: tuple[str, str] | None = None
+    receipt: Receipt | ContentRow,
+    merchant_string_id: str,
+    kid: str,
+    identity: tuple[str, str] | None = None,
+    version: int = CONTENT_VERSION,
 ) -> dict:
-    """The fiscal content of a sale or refund receipt, as signed by the key ``kid``.
+    """The fiscal content of a sale or refund receipt, as signed by the key ``kid`` in
+    ``version`` of the content (CONTENT_VERSIONS).
 
     ``merchant_string_id`` is the id of the receipt's merchant (the public one POS systems
     send), passed in so that a batch needs no query per receipt. ``identity``: the token
     and short code it was issued with, when it has been set aside since (``identities``).
+    Raises ValueError for a version that is not one of CONTENT_VERSIONS.
     """
     details = receipt.details or {}
     payment = details.get("payment_details") or {}
     token, short_code = identity or (receipt.token, receipt.short_code)
     content = {
-        "v": CONTENT_VERSION,
-        "kid": kid,
-        "type": receipt.receipt_type,
-        "token": token,
-        "short_code": short_code,
-        "livemode": receipt.livemode,
+        **_head(version, kid, receipt.receipt_type, token, short_code, receipt),
         "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
         "transaction_date": iso_utc(receipt.transaction_date),
         "issued_at": iso_utc(receipt.created_at),
@@ -123,18 +137,19 @@ def receipt_content(
 
 
 def void_content(
-    void: Void, receipt: Receipt, merchant_string_id: str, kid: str, identity: tuple[str, str] | None = None
+    void: Void,
+    receipt: Receipt,
+    merchant_string_id: str,
+    kid: str,
+    identity: tuple[str, str] | None = None,
+    version: int = CONTENT_VERSION,
 ) -> dict:
     """The content of a void, an entry of its own that names the sale it cancels (by the
-    ``identity`` it was issued with, when it has been set aside since)."""
+    ``identity`` it was issued with, when it has been set aside since, and from version 2
+    by its number). Raises ValueError for a version that is not one of CONTENT_VERSIONS."""
     token, short_code = identity or (receipt.token, receipt.short_code)
     return {
-        "v": CONTENT_VERSION,
-        "kid": kid,
-        "type": "void",
-        "token": token,
-        "short_code": short_code,
-        "livemode": receipt.livemode,
+        **_head(version, kid, "void", token, short_code, receipt),
         "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
         "voided_at": iso_utc(void.created_at),
         "reason": void.reason or None,
@@ -142,21 +157,37 @@ def void_content(
 
 
 def set_aside_content(
-    set_aside: SetAside, receipt: Receipt, merchant_string_id: str, kid: str, was: tuple[str, str], now: tuple[str, str]
+    set_aside: SetAside,
+    receipt: Receipt,
+    merchant_string_id: str,
+    kid: str,
+    was: tuple[str, str],
+    now: tuple[str, str],
+    version: int = CONTENT_VERSION,
 ) -> dict:
     """The content of a receipt set aside, an entry of its own: the receipt that was
-    ``was`` (token, short code) is ``now``, so that a keyed sale could take ``was``."""
+    ``was`` (token, short code) is ``now``, so that a keyed sale could take ``was``; from
+    version 2 its number, which a set aside keeps. Raises ValueError for a version that is
+    not one of CONTENT_VERSIONS."""
     return {
-        "v": CONTENT_VERSION,
-        "kid": kid,
-        "type": "set_aside",
-        "token": now[0],
-        "short_code": now[1],
-        "livemode": receipt.livemode,
+        **_head(version, kid, "set_aside", now[0], now[1], receipt),
         "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
         "set_aside_at": iso_utc(set_aside.created_at),
         "was": {"token": was[0], "short_code": was[1]},
     }
+
+
+def _head(version: int, kid: str, kind: str, token: str, short_code: str, receipt: Receipt | ContentRow) -> dict:
+    """What every entry's content opens with: its version, key, type, the receipt it names
+    and, from version 2, that receipt's number as it is printed (None for a receipt stored
+    before receipts were numbered)."""
+    if version not in CONTENT_VERSIONS:
+        raise ValueError(f"no content version {version!r}: the versions are {CONTENT_VERSIONS}")
+    head = {"v": version, "kid": kid, "type": kind, "token": token, "short_code": short_code}
+    if version >= NUMBERED_FROM:
+        head["number"] = receipt.receipt_number
+    head["livemode"] = receipt.livemode
+    return head
 
 
 def sign(content: dict, keyring: Keyring) -> Signed:

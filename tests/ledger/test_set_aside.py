@@ -48,6 +48,7 @@ def test_a_receipt_set_aside_after_it_was_logged_is_an_entry_not_an_edit(forgery
     assert aside["content"]["type"] == "set_aside"
     assert aside["content"]["was"] == {"token": TOKEN, "short_code": CODE}
     assert (aside["content"]["token"], aside["content"]["short_code"]) == (moved.token, moved.short_code)
+    assert aside["content"]["number"] == first["content"]["number"] == moved.receipt_number  # kept when set aside
     taken = client.get(f"/log/proof/{TOKEN}").json()
     assert (taken["content"]["token"], taken["content"]["total_amount"]) == (TOKEN, 130000)
     for bundle in (first, aside, taken):

@@ -45,6 +45,8 @@ def test_an_untouched_log_has_no_problem_and_readyz_says_so(logged, client, caps
         ("item", {"items": [{"name": "Jollof rice", "quantity": 3, "unit_price": 50000, "total_price": 150000}]}),
         ("date", {"transaction_date": "2026-11-21T10:15:00Z"}),
         ("merchant name", {"merchant_name": "Another Kitchen"}),
+        ("number", {"number": 999}),
+        ("number's series", {"number_series": "MAMAPU-2025"}),
     ],
 )
 def test_an_edited_receipt_is_caught(logged, change, fields):

@@ -1,5 +1,6 @@
 """What a receipt's signature covers (receipts.signing): the fiscal content from its own
-row, never the customer's contact; refunds and voids name their sale."""
+row and, from version 2, its number, never the customer's contact; refunds and voids name
+their sale."""
 
 from datetime import UTC, datetime
 
@@ -35,12 +36,15 @@ def test_a_sales_content_is_its_fiscal_fields_and_nothing_of_the_customer(receip
         payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
     )
     content = receipt_content(receipt, "mama-put", keys.kid)
+    assert receipt.receipt_number.startswith("MAMAPU-")
+    assert receipt.receipt_number.endswith("-000001")
     assert content == {
-        "v": 1,
+        "v": 2,
         "kid": keys.kid,
         "type": "sale",
         "token": "rcpt_mfx3k2a1_q8z0lp",
         "short_code": "K7P2QX",
+        "number": receipt.receipt_number,
         "livemode": True,
         "merchant": {"id": "mama-put", "name": "Mama Put Kitchen", "location": "Lekki Phase 1"},
         "transaction_date": "2026-11-22T10:15:00.000Z",
@@ -63,6 +67,26 @@ def test_a_sales_content_is_its_fiscal_fields_and_nothing_of_the_customer(receip
     assert b"2348031234567" not in canonical
 
 
+def test_version_1_is_the_same_content_without_the_number(receipt_factory, keys):
+    receipt = receipt_factory()
+    first = receipt_content(receipt, "mama-put", keys.kid, version=1)
+    second = receipt_content(receipt, "mama-put", keys.kid)
+    assert (first["v"], "number" in first) == (1, False)
+    assert {**first, "v": 2, "number": receipt.receipt_number} == second
+
+
+def test_a_receipt_stored_before_numbers_signs_its_number_as_null(receipt_factory, keys):
+    receipt = receipt_factory()
+    Receipt.objects.filter(id=receipt.id).update(number_series=None, number=None)
+    receipt.refresh_from_db()
+    assert receipt_content(receipt, "mama-put", keys.kid)["number"] is None
+
+
+def test_a_content_version_that_does_not_exist_is_refused(receipt_factory, keys):
+    with pytest.raises(ValueError, match=r"no content version 3: the versions are \(1, 2\)"):
+        receipt_content(receipt_factory(), "mama-put", keys.kid, version=3)
+
+
 def test_erasing_the_contact_or_refunding_leaves_the_signed_content_as_it_was(receipt_factory, keys):
     receipt = receipt_factory(customer_email="ada@example.com")
     before = canonicalize(receipt_content(receipt, "mama-put", keys.kid))
@@ -80,19 +104,23 @@ def test_a_refund_names_its_sale_and_a_void_its_receipt(receipt_factory, keys):
     refund = _refund(sale, amount=1000, reason="cold")
     content = receipt_content(refund.receipt, "mama-put", keys.kid)
     assert content["type"] == "refund"
+    assert content["number"] == refund.receipt.receipt_number != sale.receipt_number
     assert content["total_amount"] == 1000
     assert content["refund_of"] == {"token": sale.token, "short_code": sale.short_code, "lines": [], "reason": "cold"}
 
     other = receipt_factory(token="rcpt_other001_aaaaaa", short_code="OTHER1")
     cancelled = refunds.void(other, "Rung up twice", keyed=True)
     voided = void_content(cancelled, other, "mama-put", keys.kid)
-    assert {k: voided[k] for k in ("type", "token", "short_code", "reason")} == {
+    assert {k: voided[k] for k in ("v", "type", "token", "short_code", "number", "reason")} == {
+        "v": 2,
         "type": "void",
         "token": "rcpt_other001_aaaaaa",
         "short_code": "OTHER1",
+        "number": other.receipt_number,
         "reason": "Rung up twice",
     }
     assert voided["voided_at"].endswith("Z")
+    assert "number" not in void_content(cancelled, other, "mama-put", keys.kid, version=1)
 
 
 def test_the_signature_is_the_current_keys_over_the_canonical_form(receipt_factory, keys):
@@ -109,15 +137,16 @@ def test_content_naming_another_key_is_not_signed(receipt_factory, keys):
         sign(receipt_content(receipt_factory(), "mama-put", "retired"), keys)
 
 
-def test_a_receipts_signed_bytes_stay_as_they_were_signed():
-    # Every signature in every log rests on these bytes: a change to the content, its
-    # canonical form or the hashing breaks this test, never a receipt signed before it.
+def _fixed_keys():
     from receco_verify.keys import b64url
 
     seed = bytes(range(32))
     public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
-    keys = parse({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": b64url(public), "d": b64url(seed)}]}, "test")
-    receipt = Receipt(
+    return parse({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": b64url(public), "d": b64url(seed)}]}, "test")
+
+
+def _fixed_receipt():
+    return Receipt(
         token="rcpt_mfx3k2a1_q8z0lp",
         short_code="K7P2QX",
         livemode=True,
@@ -140,29 +169,58 @@ def test_a_receipts_signed_bytes_stay_as_they_were_signed():
             "payment_details": {"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
         },
         payment_method="card",
+        number_series="MAMAPU-2026",
+        number=123,
     )
-    signed = sign(receipt_content(receipt, "mama-put", keys.kid), keys)
-    assert keys.kid == "1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y"
-    assert (
-        signed.canonical
-        == (
-            '{"currency":"NGN","discount_amount":0,"issued_at":"2026-11-22T10:15:02.345Z","items":['
-            '{"name":"Jollof rice","quantity":2,"total_price":100000,"unit_price":50000},'
-            '{"name":"Zobo 0.5 l","quantity":1.5,"sku":"ZB-05","total_price":30000,"unit_price":20000}],'
-            '"kid":"1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y","livemode":true,'
-            '"merchant":{"id":"mama-put","location":"Lekki Phase 1","name":"Mama Put Kitchen \u2014 Ikeja \u20a6"},'
-            '"payment":{"authorization_code":"A1B2C3","card_brand":"visa","card_last4":"4242","method":"card"},'
-            '"refund_of":null,"short_code":"K7P2QX","subtotal_amount":130000,'
-            '"tax_lines":[{"inclusive":true,"name":"VAT","rate":7.5,"tax_amount":9070,"taxable_amount":120930}],'
-            '"tip_amount":null,"token":"rcpt_mfx3k2a1_q8z0lp","total_amount":130000,'
-            '"transaction_date":"2026-11-22T10:15:00.000Z","type":"sale","v":1}'
-        ).encode()
-    )
-    assert signed.signature.hex() == (
+
+
+# Every signature in every log rests on these bytes, one set for each version of the
+# content: a change to the content, its canonical form or the hashing breaks this test,
+# never a receipt signed before it.
+SIGNED_BYTES = {
+    1: (
+        '{"currency":"NGN","discount_amount":0,"issued_at":"2026-11-22T10:15:02.345Z","items":['
+        '{"name":"Jollof rice","quantity":2,"total_price":100000,"unit_price":50000},'
+        '{"name":"Zobo 0.5 l","quantity":1.5,"sku":"ZB-05","total_price":30000,"unit_price":20000}],'
+        '"kid":"1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y","livemode":true,'
+        '"merchant":{"id":"mama-put","location":"Lekki Phase 1","name":"Mama Put Kitchen \u2014 Ikeja \u20a6"},'
+        '"payment":{"authorization_code":"A1B2C3","card_brand":"visa","card_last4":"4242","method":"card"},'
+        '"refund_of":null,"short_code":"K7P2QX","subtotal_amount":130000,'
+        '"tax_lines":[{"inclusive":true,"name":"VAT","rate":7.5,"tax_amount":9070,"taxable_amount":120930}],'
+        '"tip_amount":null,"token":"rcpt_mfx3k2a1_q8z0lp","total_amount":130000,'
+        '"transaction_date":"2026-11-22T10:15:00.000Z","type":"sale","v":1}',
         "65fabcdaf438e5ff0986dd4f1b465cd256bd7a6fe76719d4b5816db7ef7184bd"
-        "aa9cb21b15e1e678c5d218fdad032855d5a5ceefc95e04e58fa3efd7eef7410f"
-    )
-    assert signed.leaf_hash.hex() == "51e20b9be64e1c9066524d42378e976e6c669e47b6c62ac5d8a1784e378ef4ba"
+        "aa9cb21b15e1e678c5d218fdad032855d5a5ceefc95e04e58fa3efd7eef7410f",
+        "51e20b9be64e1c9066524d42378e976e6c669e47b6c62ac5d8a1784e378ef4ba",
+    ),
+    2: (
+        '{"currency":"NGN","discount_amount":0,"issued_at":"2026-11-22T10:15:02.345Z","items":['
+        '{"name":"Jollof rice","quantity":2,"total_price":100000,"unit_price":50000},'
+        '{"name":"Zobo 0.5 l","quantity":1.5,"sku":"ZB-05","total_price":30000,"unit_price":20000}],'
+        '"kid":"1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y","livemode":true,'
+        '"merchant":{"id":"mama-put","location":"Lekki Phase 1","name":"Mama Put Kitchen \u2014 Ikeja \u20a6"},'
+        '"number":"MAMAPU-2026-000123",'
+        '"payment":{"authorization_code":"A1B2C3","card_brand":"visa","card_last4":"4242","method":"card"},'
+        '"refund_of":null,"short_code":"K7P2QX","subtotal_amount":130000,'
+        '"tax_lines":[{"inclusive":true,"name":"VAT","rate":7.5,"tax_amount":9070,"taxable_amount":120930}],'
+        '"tip_amount":null,"token":"rcpt_mfx3k2a1_q8z0lp","total_amount":130000,'
+        '"transaction_date":"2026-11-22T10:15:00.000Z","type":"sale","v":2}',
+        "a5c1d181c4422e33f492d0d8512a3656fa85d2defc7bfa7ad1ba6ffa051a5b8e"
+        "5a027b588ff1a67880cf809e6538206df80854531238b36d312681c3135eb40b",
+        "9d96b7c21a116f012c5534379fdd0a17ae36be1ffc6f2f2dfa28bacf6b6cd943",
+    ),
+}
+
+
+@pytest.mark.parametrize("version", sorted(SIGNED_BYTES))
+def test_a_receipts_signed_bytes_stay_as_they_were_signed(version):
+    keys = _fixed_keys()
+    canonical, signature, leaf = SIGNED_BYTES[version]
+    signed = sign(receipt_content(_fixed_receipt(), "mama-put", keys.kid, version=version), keys)
+    assert keys.kid == "1IG2tMH7J2wbJZnOf8LJzQitKf7LMvoAElsuDMVM54Y"
+    assert signed.canonical == canonical.encode()
+    assert signed.signature.hex() == signature
+    assert signed.leaf_hash.hex() == leaf
 
 
 def test_a_receipts_content_row_holds_the_same_content_as_the_receipt(receipt_factory, keys):

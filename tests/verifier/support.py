@@ -29,10 +29,13 @@ class Signer:
         return note.sign(text, origin, self.private.sign, self.public)
 
 
-def content(number: int, kid: str) -> dict:
-    return {
-        "version": 1,
+def content(number: int, kid: str, version: int = 2) -> dict:
+    """Receipt ``number``'s content in ``version``: from version 2 it signs its number,
+    MP-2026-000001 for receipt 0."""
+    item = {
+        "v": version,
         "kid": kid,
+        "type": "sale",
         "token": f"token-{number:04d}-abcdefgh",
         "short_code": f"K{number:05d}",
         "merchant": {"name": "Mama Put", "id": "m_1"},
@@ -40,13 +43,19 @@ def content(number: int, kid: str) -> dict:
         "currency": "NGN",
         "items": [{"name": "Jollof", "quantity": 1, "unit_price": 1000 + number, "total_price": 1000 + number}],
     }
+    if version >= 2:
+        item["number"] = f"MP-2026-{number + 1:06d}"
+    return item
 
 
-def bundles(signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = None) -> tuple[list[dict], str]:
-    """``count`` signed receipts in a log, each with its inclusion proof, and the checkpoint
-    ``signer`` signed; receipt i signed by ``signed_by[i]`` (``signer`` by default)."""
+def bundles(
+    signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = None, version: int = 2
+) -> tuple[list[dict], str]:
+    """``count`` signed receipts in a log, in ``version`` of the content, each with its
+    inclusion proof, and the checkpoint ``signer`` signed; receipt i signed by
+    ``signed_by[i]`` (``signer`` by default)."""
     signed_by = signed_by or [signer] * count
-    contents = [content(i, signed_by[i].kid) for i in range(count)]
+    contents = [content(i, signed_by[i].kid, version) for i in range(count)]
     leaves = [merkle.leaf_hash(canonicalize(c)) for c in contents]
     root = merkle.root_of(leaves)
     checkpoint = signer.checkpoint(count, root)

@@ -1,5 +1,6 @@
 """receco-verify as an auditor runs it: files in, a verdict out, no network and no Django."""
 
+import base64
 import copy
 import json
 import os
@@ -8,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from receco_verify import merkle
+from receco_verify.canonical import canonicalize
 from receco_verify.cli import main
 
 from tests.verifier.support import Signer, bundles
@@ -35,6 +38,7 @@ def test_a_genuine_receipt_is_verified_and_the_checks_are_named(files, capsys):
     out = capsys.readouterr().out
     assert "VERIFIED receipt K00003 (token-0003-abcdefgh)" in out
     assert f"signature: Ed25519 by key {files.signer.kid}" in out
+    assert "  number: MP-2026-000004, signed\n" in out
     assert "checkpoint: receco.test/log, 5 receipts, signed by a published key" in out
     assert "log: leaf 3 of 5, inclusion proof checked" in out
 
@@ -53,12 +57,68 @@ def _changed(bundle, change):
         lambda c: c["merchant"].update(name="Another shop"),
         lambda c: c.update(token="token-9999-abcdefgh"),
         lambda c: c.update(issued_at="2026-01-01T00:00:00.000Z"),
+        lambda c: c.update(number="MP-2026-000099"),
+        lambda c: c.update(number=None),
+        lambda c: c.pop("number"),
+        lambda c: c.update(v=1),
     ],
-    ids=["amount", "item", "merchant", "token", "a date added"],
+    ids=["amount", "item", "merchant", "token", "a date added", "number", "number erased", "number removed", "v"],
 )
 def test_a_changed_receipt_is_not_verified(files, capsys, change):
     assert main(files(_changed(files.bundles[1], change))) == 1
-    assert "NOT VERIFIED: the signature does not match the receipt's content" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "NOT VERIFIED: the signature does not match the receipt's content: it was changed after signing\n"
+    )
+
+
+def test_a_receipt_signed_in_version_1_is_verified_and_says_its_number_is_not_signed(files, capsys):
+    found, _ = bundles(files.signer, 3, version=1)
+    assert main(files(found[2])) == 0
+    out = capsys.readouterr().out
+    assert "VERIFIED receipt K00002 (token-0002-abcdefgh)" in out
+    assert "  number: not signed (a receipt signed in version 1, before numbers were)\n" in out
+    assert "log: leaf 2 of 3, inclusion proof checked" in out
+
+
+def test_a_receipt_issued_before_receipts_were_numbered_says_it_has_none(files, capsys):
+    unnumbered = _signed(files.signer, {**files.bundles[0]["content"], "number": None})
+    assert main(files(unnumbered)) == 0
+    assert "  number: none (a receipt issued before receipts were numbered)\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            {"v": 3},
+            "the content is of version (v) 3, this verifier knows versions 1 and 2: install a newer receco-verify",
+        ),
+        (
+            {"v": True},
+            "the content is of version (v) True, this verifier knows versions 1 and 2: install a newer receco-verify",
+        ),
+        (
+            {"v": None},
+            "the content is of version (v) None, this verifier knows versions 1 and 2: install a newer receco-verify",
+        ),
+        ({"number": 4}, "a content of version 2 signs the receipt's number: it has none"),
+    ],
+    ids=["a later version", "a boolean", "none", "a number that is not a string"],
+)
+def test_a_content_this_verifier_cannot_read_is_not_verified_even_if_signed(files, capsys, content, message):
+    # Signed by the published key (as a later service would sign a later version), so
+    # the signature passes and the version is what is refused.
+    odd = _signed(files.signer, {**files.bundles[0]["content"], **content})
+    assert main(files(odd)) == 1
+    assert capsys.readouterr().err == f"NOT VERIFIED: {message}\n"
+
+
+def _signed(signer, content: dict) -> dict:
+    """A bundle of ``content`` alone in its log, signed by ``signer``, and its checkpoint."""
+    found, checkpoint = bundles(signer, 1)
+    leaf = merkle.leaf_hash(canonicalize(content))
+    signature = base64.b64encode(signer.private.sign(canonicalize(content))).decode()
+    return {**found[0], "content": content, "signature": signature, "checkpoint": signer.checkpoint(1, leaf)}
 
 
 def test_a_receipt_re_signed_by_a_key_that_is_not_published_is_not_verified(files, capsys):

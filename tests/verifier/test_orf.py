@@ -78,6 +78,7 @@ def test_a_file_not_in_the_log_yet_is_signed_but_not_verified(files, capsys):
     out, err = capsys.readouterr()
     assert "SIGNED receipt K00001 (token-0001-abcdefgh)" in out
     assert f"signature: Ed25519 by key {files.signer.kid}" in out
+    assert "  number: MP-2026-000002, signed\n" in out
     assert "NOT VERIFIED: the file carries no proof of the receipt's place in the log yet" in err
 
 

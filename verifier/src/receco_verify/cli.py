@@ -1,7 +1,8 @@
 """``receco-verify receipt.json --keys jwks.json [--checkpoint checkpoint.txt]``: checks a
 saved receipt, a proof bundle or the ORF file of "Download for your records", with no
 network. Exit status 0 when every check passed, 1 when one failed or the file has no proof
-of its place in the log yet (the reason on stderr), 2 on a usage error."""
+of its place in the log yet (the reason on stderr), 2 on a usage error. What it checked is
+printed, with the receipt's number as signed (content version 2) or that it is not."""
 
 import argparse
 import base64
@@ -10,7 +11,7 @@ import sys
 
 from receco_verify import keys as jwks
 from receco_verify import orf
-from receco_verify.receipt import VerificationError, verify_bundle, verify_signature
+from receco_verify.receipt import Signed, VerificationError, verify_bundle, verify_signature
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     content = bundle["content"]
     print(f"VERIFIED receipt {content.get('short_code')} ({content.get('token')})")
     print(f"  signature: Ed25519 by key {result.kid}")
+    print(f"  number: {_number(result.signed)}")
     print(f"  checkpoint: {result.origin}, {result.tree_size} receipts, signed by a published key")
     print(f"  log: leaf {result.leaf_index} of {result.tree_size}, inclusion proof checked")
     return 0
@@ -59,15 +61,25 @@ def _signed_only(document: dict, keys: dict, missing: orf.NotInLog) -> int:
     trust, content, _ = orf.signed_part(document)
     try:
         signature = base64.b64decode(trust.get("signature") or "", validate=True)
-        key = verify_signature(content, signature, keys)
+        signed = verify_signature(content, signature, keys)
         orf.check_trust(document)
     except (ValueError, TypeError) as error:  # VerificationError, or a signature that is not base64
         print(f"NOT VERIFIED: {error}", file=sys.stderr)
         return 1
     print(f"SIGNED receipt {content.get('short_code')} ({content.get('token')})")
-    print(f"  signature: Ed25519 by key {key.kid}")
+    print(f"  signature: Ed25519 by key {signed.key.kid}")
+    print(f"  number: {_number(signed)}")
     print(f"NOT VERIFIED: {missing}: download the receipt again in a minute", file=sys.stderr)
     return 1
+
+
+def _number(signed: Signed) -> str:
+    """The receipt's number as the signature vouches for it, to compare with the printed one."""
+    if not signed.numbered:
+        return f"not signed (a receipt signed in version {signed.version}, before numbers were)"
+    if signed.number is None:
+        return "none (a receipt issued before receipts were numbered)"
+    return f"{signed.number}, signed"
 
 
 def _read_json(path: str):

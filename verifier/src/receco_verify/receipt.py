@@ -10,6 +10,12 @@ A bundle (what the service serves at ``/log/proof/<token>``) is::
 
 The log's leaf for a receipt is the canonical form of its content: the leaf hash is
 SHA-256(0x00 || JCS(content)), so the log commits to exactly what was signed.
+
+The content's ``v`` is its version. Version 2 adds ``number``: the receipt's number as it
+is printed on it (``MP-2026-000123``; null for a receipt issued before receipts were
+numbered), and for a void or a set aside the number of the receipt it names. Version 1,
+what the log's first entries are, signs no number. A content of another version is refused:
+this verifier cannot say what it signs.
 """
 
 import base64
@@ -21,10 +27,27 @@ from receco_verify.canonical import CanonicalFormError, canonicalize
 from receco_verify.keys import PublicKey
 
 BUNDLE_FIELDS = ("content", "signature", "leaf_index", "tree_size", "inclusion", "checkpoint")
+CONTENT_VERSIONS = (1, 2)
+NUMBERED_FROM = 2  # the first version that signs the receipt's number
 
 
 class VerificationError(ValueError):
     """One check failed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Signed:
+    """What a valid signature vouches for, for a report: the key, the content's version
+    and, from version 2, the receipt's number (None when it has none)."""
+
+    key: PublicKey
+    version: int
+    number: str | None
+
+    @property
+    def numbered(self) -> bool:
+        """Whether the content's version signs the receipt's number."""
+        return self.version >= NUMBERED_FROM
 
 
 @dataclass(frozen=True)
@@ -36,6 +59,7 @@ class Verified:
     tree_size: int
     origin: str
     checked_against: note.Checkpoint
+    signed: Signed
 
 
 def content_leaf(content: dict) -> bytes:
@@ -43,10 +67,12 @@ def content_leaf(content: dict) -> bytes:
     return merkle.leaf_hash(canonicalize(content))
 
 
-def verify_signature(content: dict, signature: bytes, keys: dict[str, PublicKey]) -> PublicKey:
-    """The key that signed ``content``, named by its ``kid``.
+def verify_signature(content: dict, signature: bytes, keys: dict[str, PublicKey]) -> Signed:
+    """What ``signature`` vouches for: the key that signed ``content``, named by its
+    ``kid``, and the content's version and number (``content_version``).
 
-    Raises VerificationError when the key is not published or the signature is not its.
+    Raises VerificationError when the key is not published, the signature is not its, or
+    the content is of a version this verifier does not know.
     """
     kid = content.get("kid") if isinstance(content, dict) else None
     if not isinstance(kid, str):
@@ -60,7 +86,28 @@ def verify_signature(content: dict, signature: bytes, keys: dict[str, PublicKey]
         raise VerificationError(f"the content has no canonical form: {error}") from None
     if not key.verify(signature, message):
         raise VerificationError("the signature does not match the receipt's content: it was changed after signing")
-    return key
+    version = content_version(content)
+    return Signed(key, version, content["number"] if version >= NUMBERED_FROM else None)
+
+
+def content_version(content: dict) -> int:
+    """The version of ``content`` (its ``v``), one of CONTENT_VERSIONS.
+
+    Raises VerificationError for another version, or a version 2 content without its
+    number (a string, or null).
+    """
+    version = content.get("v")
+    if isinstance(version, bool) or version not in CONTENT_VERSIONS:
+        known = " and ".join(map(str, CONTENT_VERSIONS))
+        raise VerificationError(
+            f"the content is of version (v) {version!r}, this verifier knows versions {known}: "
+            "install a newer receco-verify"
+        )
+    if version >= NUMBERED_FROM:
+        number = content.get("number", False)
+        if not (number is None or isinstance(number, str)):
+            raise VerificationError(f"a content of version {version} signs the receipt's number: it has none")
+    return version
 
 
 def verify_bundle(
@@ -77,7 +124,7 @@ def verify_bundle(
     content = bundle["content"]
     if not isinstance(content, dict):
         raise VerificationError("the bundle's content is not an object")
-    key = verify_signature(content, _b64(bundle["signature"], "signature"), keys)
+    signed = verify_signature(content, _b64(bundle["signature"], "signature"), keys)
 
     try:
         trusted = note.verify_checkpoint(checkpoint or bundle["checkpoint"], keys.values(), origin)
@@ -99,7 +146,7 @@ def verify_bundle(
         merkle.verify_inclusion(content_leaf(content), index, size, path, trusted.root)
     except merkle.ProofError as error:
         raise VerificationError(f"the receipt is not in the log at {index}: {error}") from None
-    return Verified(key.kid, index, size, trusted.origin, trusted)
+    return Verified(signed.key.kid, index, size, trusted.origin, trusted, signed)
 
 
 def _b64(value, what: str) -> bytes:
