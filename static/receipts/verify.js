@@ -388,6 +388,7 @@
     var pairs = [
       ["Shop", [merchant.name, merchant.location].filter(Boolean).join(", ")],
       [TYPES[content.type] || "Receipt", content.short_code],
+      ["Number", content.number],  // signed from content version 2 on
       ["Date", content.transaction_date ? when(content.transaction_date) : when(content.voided_at)],
       ["Total", money(content.total_amount, content.currency)]
     ];

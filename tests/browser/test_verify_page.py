@@ -109,6 +109,7 @@ def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, log
     )
     expect(_verdict(page).locator(".signed-details")).to_contain_text("Mama Put Kitchen, Lekki Phase 1")
     expect(_verdict(page).locator(".signed-details")).to_contain_text("₦1,300.00")
+    expect(_verdict(page).locator(".signed-details")).to_contain_text(f"Number{logged[1].receipt_number}")
     expect(_verdict(page).locator(".signed-items")).to_contain_text("Jollof rice")
     expect(_verdict(page)).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
