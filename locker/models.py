@@ -7,7 +7,8 @@ from django.db import models
 class SignIn(models.Model):
     """One code or link asked for. The code or link itself is never stored: it is made from
     ``nonce`` with the server's secret (locker.signins). The contact is kept only until the
-    sign-in is used, found to have no receipts to show, or expired (locker.signins.purge)."""
+    sign-in is used, found to have no receipts to show, or expired (locker.signins.purge, by
+    the next sign-in or the daily retention run, whichever comes first)."""
 
     class Kind(models.TextChoices):
         SMS = "sms", "Code by text message"
@@ -24,7 +25,7 @@ class SignIn(models.Model):
 
     class Meta:
         indexes = [
-            # The purge of expired sign-ins (locker.signins.purge).
+            # The purge of expired sign-ins (locker.signins.purge, also run by retention).
             models.Index(fields=["expires_at"], name="locker_signin_expires"),
             # Erasure: every sign-in of one contact (locker.signins.forget_contact).
             models.Index(fields=["contact"], name="locker_signin_contact"),

@@ -2,7 +2,8 @@
 own device (HttpOnly, Secure where the site is https, SameSite=Lax, 30 days), holding the
 contact and the contact's session key (locker.models.SessionKey), checked on every
 request. "Sign out everywhere" and erasure delete the key, which ends every session of
-the contact at its next request; a key is deleted too once no session of it can be alive.
+the contact at its next request; a key is deleted too once no session of it can be alive,
+by the next sign-in or the daily retention run (locker.retention), whichever comes first.
 
 A second cookie says which sign-in this browser is waiting for (its id, the kind and the
 contact masked, for the page that asks for the code), for as long as a link is valid.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core import signing
@@ -53,11 +54,18 @@ def _read(request: HttpRequest, name: str, salt: str, max_age: timedelta) -> dic
     return value if isinstance(value, dict) else None
 
 
+def purge(now: datetime | None = None) -> int:
+    """Delete the session keys no session can carry any more (their last sign-in is older
+    than a session lives); return how many."""
+    deleted, _ = SessionKey.objects.filter(signed_in_at__lt=(now or timezone.now()) - MAX_AGE).delete()
+    return deleted
+
+
 def _key_for(contact: Contact) -> str:
     """The contact's session key, made at its first sign-in; keys older than any session
     (of any contact) are deleted on the way."""
     now = timezone.now()
-    SessionKey.objects.filter(signed_in_at__lt=now - MAX_AGE).delete()
+    purge(now)
     found, created = SessionKey.objects.get_or_create(
         digest=contact.digest, defaults={"key": secrets.token_hex(16), "signed_in_at": now}
     )

@@ -8,6 +8,10 @@
   refunds, voids, deliveries and webhook events, once the youngest of the sale and its
   refunds is that old. The receipt log keeps its leaf hash, and a RemovedReceipt says it
   was retention that removed it, which ``verifylog`` reports as such.
+- What an app above keeps only for a while and registers here (``register``): the
+  receipt locker's expired sign-ins, each with the contact it was asked for, and the
+  session keys no session can use any more. Each is also deleted on the way by the next
+  sign-in, but a quiet service may see none for weeks.
 
 Work goes in batches of BATCH ids, each its own statement or transaction, so that no
 statement runs into DATABASE_STATEMENT_TIMEOUT and a run stopped half-way keeps what it
@@ -16,7 +20,8 @@ did; what is already gone is not found again, so a second run finds nothing to d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -32,6 +37,29 @@ from receipts.models import Receipt
 from webhooks import erasure as events
 
 BATCH = 5_000
+
+
+@dataclass(frozen=True)
+class Purge:
+    """What an app above deletes once it is past its time: ``run(now)`` deletes it and
+    says how many rows went; ``says`` names them in the command's words."""
+
+    run: Callable[[datetime], int]
+    says: str
+
+
+_PURGES: dict[str, Purge] = {}
+
+
+def register(name: str, run: Callable[[datetime], int], says: str) -> None:
+    """Have every run of retention run ``run`` too, its count kept under ``name`` (an app's
+    ``ready()``); one registered under the same name before is replaced."""
+    _PURGES[name] = Purge(run, says)
+
+
+def purges() -> dict[str, Purge]:
+    """The registered purges, by the name their counts are kept under."""
+    return dict(_PURGES)
 
 
 def contacts_cutoff(now: datetime) -> datetime:
@@ -52,7 +80,7 @@ def receipts_cutoff(now: datetime) -> datetime:
 def apply(now: datetime | None = None) -> Erased:
     """Remove what is past retention at ``now``; return how many rows of each kind
     ("receipts_removed"; "receipts", "deliveries", "webhook_events" whose contact was
-    removed), kept in an ErasureRecord when there were any."""
+    removed; and each registered purge's), kept in an ErasureRecord when there were any."""
     now = now or timezone.now()
     counts = {"receipts_removed": 0, "receipts": 0, "deliveries": 0, "webhook_events": 0}
     before = receipts_cutoff(now)
@@ -66,6 +94,8 @@ def apply(now: datetime | None = None) -> Erased:
     for deliveries in _in_ranges(outbox.made_before(before), Delivery):
         counts["deliveries"] += outbox.forget(deliveries)
     counts["webhook_events"] = events.made_before(before)
+    for name, purge in _PURGES.items():
+        counts[name] = purge.run(now)
     if not any(counts.values()):
         return Erased(ErasureRecord.Kind.ANY, counts)
     return record(ErasureRecord.Via.RETENTION, ErasureRecord.Kind.ANY, counts)

@@ -6,9 +6,10 @@ class ReceiptsConfig(AppConfig):
     verbose_name = "Receipts"
 
     def ready(self) -> None:
+        from django.core import checks
         from django.core.signals import setting_changed
 
-        from receipts import audit
+        from receipts import audit, messages
         from receipts.wallet import credentials
 
         audit.register()
@@ -16,3 +17,4 @@ class ReceiptsConfig(AppConfig):
         credentials.apple()
         credentials.google()
         setting_changed.connect(credentials.forget, dispatch_uid="receipts.wallet.credentials")
+        checks.register(messages.check_text_message)

@@ -1,8 +1,10 @@
 """What a delivery says: a receipt as an email and as a text message."""
 
+from collections.abc import Callable
 from email.utils import formataddr, parseaddr
 
 from django.conf import settings
+from django.core import checks
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
@@ -46,22 +48,64 @@ def compose_sms(receipt: Receipt, to: str) -> str:
     "Not your receipt?" short link that detaches ``to`` from it.
 
     It fits one part (160 characters) whenever the links leave the shop's name room for
-    SMS_NAME_MIN characters: the name is shortened to what is left (SMS_NAME_LENGTH at
-    most). With a longer RECECO_WEB_URL it takes two parts, the name SMS_NAME_LENGTH at
-    most; the links are never cut."""
-    prefix = "[TEST] " if receipt.is_test else ""
-    kind = "Refund" if receipt.refund_of_id else "Receipt"
-    total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
-    link = short_link(receipt)
-    not_mine = detach_links.short_url(receipt, PHONE_FIELD, to)
-
-    def text(name: str) -> str:
-        return f"{prefix}{kind} from {name}, {total}: {link}\nNot yours? {not_mine}"
-
-    room = gsm.PART - (gsm.septets(text("")) or len(text("")))
+    SMS_NAME_MIN characters (or the whole of a shorter name): first as "Receipt from
+    <shop>, <total>: <link>", the name shortened to what is left (SMS_NAME_LENGTH at most);
+    where that leaves too little, without "Receipt from " (a refund's: "Refund, <shop>").
+    With a RECECO_WEB_URL longer still it takes two parts, in the first form with the name
+    SMS_NAME_LENGTH at most (``check_text_message`` warns of it at start-up); the links
+    are never cut."""
+    forms = _sms_forms(receipt, to)
     name = gsm.plain(" ".join(receipt.merchant_name.split()))
-    # Shortened below SMS_NAME_LENGTH only when that makes the text one part.
-    return text(_shortened(name, SMS_NAME_LENGTH if room < SMS_NAME_MIN else min(SMS_NAME_LENGTH, room)))
+    for text in forms:
+        room = gsm.room(text(""))
+        # Shortened below SMS_NAME_LENGTH only when that makes the text one part.
+        if room >= min(len(name), SMS_NAME_MIN):
+            return text(_shortened(name, min(SMS_NAME_LENGTH, room)))
+    return forms[0](_shortened(name, SMS_NAME_LENGTH))
+
+
+def _sms_forms(receipt: Receipt, to: str) -> list[Callable[[str], str]]:
+    """The forms of ``receipt``'s text message to ``to``, the longest first, each made
+    with the shop's name it is given."""
+    prefix = "[TEST] " if receipt.is_test else ""
+    refund = bool(receipt.refund_of_id)
+    total = format_amount(receipt.total_amount, receipt.currency, symbol=False)
+    links = f"{short_link(receipt)}\nNot yours? {detach_links.short_url(receipt, PHONE_FIELD, to)}"
+    return [
+        lambda name: f"{prefix}{'Refund' if refund else 'Receipt'} from {name}, {total}: {links}",
+        lambda name: f"{prefix}{'Refund, ' if refund else ''}{name}, {total}: {links}",
+    ]
+
+
+# What the start-up check composes: a sale and a refund of NGN 100,000.00 (most totals are
+# no longer) to a number.
+_CHECKED_TOTAL = 10_000_000
+_CHECKED_PHONE = "+2348031234567"
+
+
+def check_text_message(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """A warning (receipts.W001) when RECECO_WEB_URL is too long for a receipt's text
+    message to fit one part with SMS_NAME_MIN characters of its shop's name, naming the
+    longest address that would; none otherwise."""
+    url = settings.RECECO_WEB_URL
+    over = 0
+    for refund_of_id in (None, 1):
+        sample = Receipt(short_code="K7P2QX", total_amount=_CHECKED_TOTAL, currency="NGN", refund_of_id=refund_of_id)
+        shortest = _sms_forms(sample, _CHECKED_PHONE)[-1]
+        over = max(over, SMS_NAME_MIN - gsm.room(shortest("")))
+    if over <= 0:
+        return []
+    longest = len(url) - (over + 1) // 2  # the address is in the text twice, once in each link
+    return [
+        checks.Warning(
+            f"RECECO_WEB_URL ({len(url)} characters) is too long for receipts' text messages to fit one part of "
+            f"160 characters: a sale or refund of NGN 100,000.00 takes two, and costs twice as much.",
+            hint=f"An address of at most {longest} characters, https:// included, keeps them to one part "
+            "(docs/privacy.md, The text message).",
+            obj="settings.RECECO_WEB_URL",
+            id="receipts.W001",
+        )
+    ]
 
 
 def short_link(receipt: Receipt) -> str:

@@ -49,7 +49,7 @@ def _title(response) -> str:
 def test_every_message_carries_its_link(receipts):
     ours, _ = receipts
     text = next(message.body for message in sms.outbox if "CUSTA1" in message.body)
-    assert text.startswith("Receipt from Mama Put Kitchen, NGN 1,300.00: https://receipts.example.test/r/CUSTA1\n")
+    assert text.startswith("Mama Put Kitchen, NGN 1,300.00: https://receipts.example.test/r/CUSTA1\n")
     assert re.fullmatch(
         r".*\nNot yours\? https://receipts\.example\.test/n/CUSTA1\?k=p[\w-]{8}:\w+:[\w-]{16}", text, re.DOTALL
     )

@@ -62,7 +62,13 @@ def test_contacts_go_once_the_receipt_has_not_changed_for_the_retention_days(sel
 
     erased = retention.apply(now=NOW)
 
-    assert erased.counts == {"receipts_removed": 0, "receipts": 1, "deliveries": 1, "webhook_events": 1}
+    assert erased.counts == {
+        "receipts_removed": 0,
+        "receipts": 1,
+        "deliveries": 1,
+        "webhook_events": 1,
+        "locker": 0,
+    }
     assert _contact(older) == (None, None, [""])
     assert _contact(younger) == (PHONE, PHONE, [PHONE])
     record = ErasureRecord.objects.get()
@@ -146,7 +152,13 @@ def test_a_second_run_finds_nothing_to_do(sell, merchant, endpoints):
         receipt = sell(merchant, f"rcpt_twice_sale_{n:04d}", f"TWICE{n}", customer_phone=PHONE)
         _aged(receipt, changed=NOW - 365 * DAY, issued=NOW.replace(year=NOW.year - 7) if n == 0 else None)
     first = retention.apply(now=NOW)
-    assert first.counts == {"receipts_removed": 1, "receipts": 2, "deliveries": 2, "webhook_events": 2}
+    assert first.counts == {
+        "receipts_removed": 1,
+        "receipts": 2,
+        "deliveries": 2,
+        "webhook_events": 2,
+        "locker": 0,
+    }
     assert retention.apply(now=NOW).total == 0
     assert ErasureRecord.objects.count() == 1
 
@@ -162,6 +174,7 @@ def test_work_goes_in_batches_of_ids(sell, merchant, monkeypatch):
         "receipts": 4,
         "deliveries": 4,
         "webhook_events": 0,
+        "locker": 0,
     }
     assert not Receipt.objects.filter(customer_phone=PHONE).exists()
 
@@ -176,7 +189,8 @@ def test_the_command_says_what_it_removed(sell, merchant, capsys):
     _aged(receipt, changed=timezone.now() - 181 * DAY)
     call_command("applyretention")
     assert capsys.readouterr().out == (
-        "0 receipts removed; contacts removed from 1 receipts, 1 deliveries and 0 webhook events\n"
+        "0 receipts removed; contacts removed from 1 receipts, 1 deliveries and 0 webhook events; "
+        "0 expired locker sign-ins and session keys deleted\n"
     )
 
 
@@ -184,4 +198,10 @@ def test_the_task_runs_it(sell, merchant):
     receipt = sell(merchant, "rcpt_task_sale_aaaa", "TASKS1", customer_phone=PHONE)
     _aged(receipt, changed=timezone.now() - 181 * DAY)
     result = apply_retention.enqueue()
-    assert result.return_value == {"receipts_removed": 0, "receipts": 1, "deliveries": 1, "webhook_events": 0}
+    assert result.return_value == {
+        "receipts_removed": 0,
+        "receipts": 1,
+        "deliveries": 1,
+        "webhook_events": 0,
+        "locker": 0,
+    }

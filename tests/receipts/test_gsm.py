@@ -37,3 +37,22 @@ def test_septets(text, places):
 def test_plain_takes_one_place_a_character(name, written):
     assert gsm.plain(name) == written
     assert gsm.septets(written) == len(written)
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "parts"),
+    [
+        ("a" * 160, 0, 1),
+        ("a" * 161, -1, 2),  # then 153 a part
+        ("a" * 306, -146, 2),
+        ("a" * 307, -147, 3),
+        ("€" * 80, 0, 1),  # two places each
+        ("Olá" + "a" * 67, 0, 1),  # UCS-2: 70 a part
+        ("Olá" + "a" * 68, -1, 2),  # then 67 a part
+        ("🍲" * 35, 0, 1),  # two UTF-16 units each
+        ("", 160, 1),
+    ],
+)
+def test_room_and_parts(text, room, parts):
+    assert gsm.room(text) == room
+    assert gsm.parts(text) == parts

@@ -4,9 +4,10 @@ each with its "Not your receipt?" link (receipts.detach_links)."""
 import re
 
 import pytest
+from django.core import checks
 
 from receipts import gsm
-from receipts.messages import compose_email, compose_sms
+from receipts.messages import check_text_message, compose_email, compose_sms
 
 pytestmark = pytest.mark.django_db
 
@@ -97,16 +98,39 @@ def test_a_short_name_is_kept_whole_in_one_part(receipt_factory, settings):
     assert gsm.septets(text) <= gsm.PART
 
 
-def test_when_the_links_leave_no_room_it_takes_two_parts_and_the_links_stay_whole(receipt_factory, merchant):
-    # https://receipts.example.test leaves the name 7 characters: not worth a name cut to that.
+def test_when_the_links_leave_the_name_too_little_room_the_text_drops_receipt_from(receipt_factory, merchant):
+    # https://receipts.example.test (29 characters) leaves "Receipt from" a name of 11: the
+    # text says the shop and the total alone, and the name keeps what that leaves.
+    text = compose_sms(receipt_factory(), PHONE)
+    assert re.fullmatch(r"Mama Put Kitchen, NGN 1,300\.00: https://receipts\.example\.test/r/K7P2QX" + NOT_MINE, text)
+    _named(merchant, LONG_NAME)
+    text = compose_sms(receipt_factory(token="rcpt_long_name_text_1", short_code="K7P2QY"), PHONE)
+    first, _, second = text.partition("\n")
+    assert first == "A very long merch..., NGN 1,300.00: https://receipts.example.test/r/K7P2QY"
+    assert gsm.septets(text) == len(text) == gsm.PART
+
+
+def test_when_no_form_leaves_the_name_room_it_takes_two_parts_and_the_links_stay_whole(
+    receipt_factory, merchant, settings
+):
+    settings.RECECO_WEB_URL = "https://receipts.mamaputkitchen.example.com.ng"  # 46 characters
     _named(merchant, LONG_NAME)
     text = compose_sms(receipt_factory(), PHONE)
     assert re.fullmatch(
         r"Receipt from A very long merchant name that goes o\.\.\., NGN 1,300\.00: "
-        r"https://receipts\.example\.test/r/K7P2QX" + NOT_MINE,
+        r"https://receipts\.mamaputkitchen\.example\.com\.ng/r/K7P2QX"
+        r"\nNot yours\? https://receipts\.mamaputkitchen\.example\.com\.ng/n/K7P2QX\?k=p[\w-]{8}:\w+:[\w-]{16}",
         text,
     )
-    assert gsm.PART < gsm.septets(text) <= 2 * 153  # two parts of a concatenated message
+    assert gsm.parts(text) == 2
+
+
+def test_a_name_shorter_than_the_least_kept_fits_where_it_fits_whole(receipt_factory, merchant, settings):
+    settings.RECECO_WEB_URL = "https://receipts.iyabasira.shop.ng"  # the short form leaves 10 characters
+    _named(merchant, "Iya Basira")
+    text = compose_sms(receipt_factory(), PHONE)
+    assert text.startswith("Iya Basira, NGN 1,300.00: https://receipts.iyabasira.shop.ng/r/K7P2QX\nNot yours? ")
+    assert gsm.septets(text) == gsm.PART
 
 
 def test_the_text_is_in_the_gsm_alphabet_whatever_the_shop_is_called(receipt_factory, merchant, settings):
@@ -158,7 +182,44 @@ def test_a_refund_says_so_in_the_text_message(api, stored, live_key):
 
     _, body = api.post("refundReceipt", {"token": stored.token, "amount": 5000}, Authorization=f"Bearer {live_key.key}")
     refund = Receipt.objects.get(token=body["result"]["data"]["token"])
-    assert compose_sms(refund, PHONE).startswith("Refund from Mama Put Kitchen, NGN 50.00: ")
+    assert compose_sms(refund, PHONE).startswith("Refund, Mama Put Kit..., NGN 50.00: https://receipts.example.test/r/")
     message = compose_email(refund, EMAIL)
     assert message.subject == "Your refund receipt from Mama Put Kitchen: ₦50.00"
     assert "REFUND of receipt STORE1." in message.body
+
+
+def test_a_refund_says_so_in_the_long_form_too(receipt_factory, settings):
+    settings.RECECO_WEB_URL = "https://receco.ng"
+    from receipts import refunds
+
+    sale = receipt_factory()
+    refund = refunds.refund(sale, refunds.validate_refund({"token": sale.token, "amount": 5000}), keyed=True).receipt
+    text = compose_sms(refund, PHONE)
+    assert text.startswith(f"Refund from Mama Put Kitchen, NGN 50.00: https://receco.ng/r/{refund.short_code}\n")
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "https://receco.ng", "https://receipts.example.com"])
+def test_the_start_up_check_is_quiet_when_texts_fit_one_part(settings, url):
+    settings.RECECO_WEB_URL = url
+    assert check_text_message() == []
+
+
+@pytest.mark.parametrize("url", ["https://receipts.example.test", "https://receipts.mamaputkitchen.example.com.ng"])
+def test_the_start_up_check_warns_when_the_address_makes_texts_two_parts(settings, url):
+    settings.RECECO_WEB_URL = url
+    (warning,) = check_text_message()
+    assert warning.id == "receipts.W001"
+    assert warning.level == checks.WARNING
+    assert warning.msg == (
+        f"RECECO_WEB_URL ({len(url)} characters) is too long for receipts' text messages to fit one part of 160 "
+        "characters: a sale or refund of NGN 100,000.00 takes two, and costs twice as much."
+    )
+    assert warning.hint == (
+        "An address of at most 28 characters, https:// included, keeps them to one part "
+        "(docs/privacy.md, The text message)."
+    )
+
+
+def test_the_check_runs_with_django_s_system_checks(settings):
+    settings.RECECO_WEB_URL = "https://receipts.mamaputkitchen.example.com.ng"
+    assert [message.id for message in checks.run_checks() if message.id.startswith("receipts.")] == ["receipts.W001"]

@@ -11,7 +11,7 @@ from messaging.models import Delivery
 from receipts.creation import create_receipt
 from receipts.validation import validate_sale
 from webhooks import erasure
-from webhooks.models import Event
+from webhooks.models import Attempt, Event
 
 pytestmark = pytest.mark.django_db
 
@@ -69,8 +69,27 @@ def test_retention_empties_the_contacts_of_events_made_before_its_cutoff(sold, m
 
 def test_a_receipts_events_go_with_it_and_their_deliveries_too(sold):
     receipt = sold("rcpt_webhook_body_07", "WHBDY7")
+    kept = sold("rcpt_webhook_body_08", "WHBDY8")
     event = Event.objects.get(receipt=receipt)
-    assert Delivery.objects.filter(payload_id=event.pk).exists()
+    assert Attempt.objects.filter(delivery__payload_id=event.pk).exists()
     assert erasure.delete_of_receipts([receipt.pk]) == 1
-    assert not Event.objects.exists()
+    assert list(Event.objects.values_list("receipt_id", flat=True)) == [kept.pk]
     assert not Delivery.objects.filter(payload_id=event.pk).exists()
+    assert not Attempt.objects.filter(delivery__payload_id=event.pk).exists()
+    assert Attempt.objects.count() == 1  # the other event's
+
+
+def test_the_deliveries_of_many_events_go_in_a_few_statements_not_one_per_event(sold, django_assert_max_num_queries):
+    receipts = [sold(f"rcpt_webhook_many_{n:03d}", f"WHMNY{n}") for n in range(5)]
+    with django_assert_max_num_queries(5):
+        assert erasure.delete_of_receipts([receipt.pk for receipt in receipts]) == 5
+    assert not Delivery.objects.filter(channel="webhook").exists()
+
+
+def test_retention_rewrites_many_bodies_in_a_few_statements_not_one_per_body(sold, django_assert_max_num_queries):
+    receipts = [sold(f"rcpt_webhook_old_{n:04d}", f"WHOLD{n}", customer_phone=PHONE) for n in range(5)]
+    Event.objects.update(created_at=timezone.now() - timedelta(days=200))
+    # The last id, the bodies, their rewrite, and the savepoint around it (in the test's transaction).
+    with django_assert_max_num_queries(5):
+        assert erasure.made_before(timezone.now() - timedelta(days=180)) == 5
+    assert [_object(receipt)["customer_phone"] for receipt in receipts] == [None] * 5
