@@ -222,7 +222,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
     search_fields = ["short_code"]  # for Django to show the box; get_search_results searches
     search_help_text = (
         "A receipt code, number (MP-2026-000123) or token, an amount (19,522.50), a card's last 4 digits, "
-        "the customer's email or phone, a day ({day}, yesterday) or days ({days})."
+        "the customer's email or phone, a day ({day}, yesterday), days ({days}) or a month (Nov 2026)."
     )
     # Counting a large table on every page costs more than the page itself.
     show_full_result_count = False

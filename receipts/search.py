@@ -2,8 +2,9 @@
 box: its short code or token, its amount as the customer says it ("19,522.50", "19522.5",
 "₦19,522.50"), the card's last four digits, the customer's email address or phone number
 (written any way: it is normalised as a sale's contact is), or a day or a range of days as
-the shop writes them (``26/11/2026``, ``26 Nov``, ``yesterday``, ``20/11 - 22/11``): in the
-order of day and month of its country, in its time zone.
+the shop writes them (``26/11/2026``, ``26 Nov``, ``yesterday``, ``20/11 - 22/11``), or a
+whole month (``Nov 2026``, ``last month``): in the order of day and month of its country,
+in its time zone.
 
 Every reading is an exact look-up that an index answers, so that a search never reads a
 whole table, the operator's list of every merchant's receipts included (the indexes are
@@ -11,6 +12,7 @@ Receipt.Meta's). A term may mean several things ("4242": ₦4,242.00 or a card's
 the receipt matches any of them.
 """
 
+import calendar
 import re
 import zoneinfo
 from collections.abc import Iterable
@@ -45,6 +47,7 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _NAMED_YEAR = r"(?:[ ,/-]+(\d{4}))?"
 _DAY_MONTH = re.compile(rf"{_ORDINAL}(?: of)?[ /-]?{_MONTH}{_NAMED_YEAR}")
 _MONTH_DAY = re.compile(rf"{_MONTH}[ /-]?{_ORDINAL}{_NAMED_YEAR}")
+_MONTH_ALONE = re.compile(rf"{_MONTH}{_NAMED_YEAR}")
 # Countries whose numeric dates put the month before the day (11/26/2026): the United
 # States and its territories, the Philippines, the Marshall Islands, and the countries that
 # write the year first (2026/11/26, so 11/26 without it). The rest of the world writes the
@@ -117,7 +120,8 @@ def typed_days(text: str, today: date, month_first: bool = False) -> tuple[date,
     them, on the day ``today`` (the shop's): ``2026-11-22``; ``26/11/2026``, ``26/11``,
     ``26-11-26``, ``26.11.2026`` (``11/26`` with ``month_first``); ``26 Nov``, ``26th of
     November 2026``, ``Nov 26, 2026``; ``today``, ``yesterday``; two of them joined by
-    ``to``, ``-``, ``–`` or ``..``. A day without its year is the latest such day up to
+    ``to``, ``-``, ``–`` or ``..``; a whole month: ``Nov 2026``, ``November``, ``this
+    month``, ``last month``. A day or month without its year is the latest such day up to
     ``today``; a range whose last day then comes before its first is read as the shorter of
     the days between them (``22/11 - 20/11``) and the days from the first to the last a year
     on (``20/12 - 5/1`` in January). None when ``text`` is no day (``4242``, ``31/02``)."""
@@ -172,6 +176,8 @@ def _read(text: str, today: date, month_first: bool):
     if isinstance(whole, _Day):
         day = _resolved(whole, today)
         return (day, day) if day is not None else _NO_SUCH_DAY
+    if whole is None and (month := _month(text, today)) is not None:
+        return month
     impossible = whole is _NO_SUCH_DAY
     for position in range(1, len(text)):
         joint = _RANGE.match(text, position)
@@ -205,6 +211,25 @@ def _day(text: str, today: date, month_first: bool):
     if found := _MONTH_DAY.fullmatch(text):
         return _checked(_MONTH_WORDS[found[1]], int(found[2]), found[3] and int(found[3]))
     return None
+
+
+def _month(text: str, today: date) -> tuple[date, date] | None:
+    """The first and last day of the month ``text`` names (``nov 2026``, ``november``,
+    ``this month``, ``last month``), one without its year the latest begun by ``today``;
+    None when it names no month."""
+    if text in ("this month", "last month"):
+        first = today.replace(day=1)
+        if text == "last month":
+            first = (first - timedelta(days=1)).replace(day=1)
+    elif found := _MONTH_ALONE.fullmatch(text):
+        month = _MONTH_WORDS[found[1]]
+        year = int(found[2]) if found[2] else today.year - (month > today.month)
+        if not date.min.year <= year <= date.max.year:
+            return None
+        first = date(year, month, 1)
+    else:
+        return None
+    return first, first.replace(day=calendar.monthrange(first.year, first.month)[1])
 
 
 def _checked(month: int, day: int, year: int | None):

@@ -103,11 +103,11 @@ def test_a_search_for_a_day_the_calendar_lacks_says_so(client, owner, ours, term
 
 def test_the_search_box_says_which_days_it_reads_in_the_shops_order(client, owner, merchant):
     client.force_login(owner)
-    help_text = "a day (26/11/2026, 26 Nov, yesterday) or days (20/11 - 22/11)."
+    help_text = "a day (26/11/2026, 26 Nov, yesterday), days (20/11 - 22/11) or a month (Nov 2026)."
     assert help_text in client.get(LIST).content.decode()
     merchant.country = "US"
     merchant.save()
-    help_text = "a day (11/26/2026, Nov 26, yesterday) or days (11/20 - 11/22)."
+    help_text = "a day (11/26/2026, Nov 26, yesterday), days (11/20 - 11/22) or a month (Nov 2026)."
     assert help_text in client.get(LIST).content.decode()
 
 

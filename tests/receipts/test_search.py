@@ -211,6 +211,23 @@ def test_a_day_without_its_year_is_the_last_one_gone_by(client, owner, receipt_f
     assert _found(client, "28/12 - 2/1") == {"NEWYR1", "NEWYR2"}
 
 
+def test_a_month_is_the_shops_month(client, owner, receipt_factory, clock):
+    """Whole months, in the shop's time zone (Lagos, UTC+1): 23:30 UTC on 31 October is
+    already November there."""
+    clock(datetime(2026, 12, 1, 0, 30, tzinfo=UTC))  # 01:30 on 1 December in Lagos
+    sales = ["2026-10-15T12:00:00Z", "2026-10-31T23:30:00Z", "2026-11-30T22:30:00Z", "2026-11-30T23:30:00Z"]
+    for n, when in enumerate(sales):
+        receipt_factory(token=f"rcpt_months{n}_aaaaaa", short_code=f"MONTH{n}", transaction_date=when)
+    client.force_login(owner)
+    assert _found(client, "Nov 2026") == {"MONTH1", "MONTH2"}
+    assert _found(client, "november") == {"MONTH1", "MONTH2"}
+    assert _found(client, "last month") == {"MONTH1", "MONTH2"}
+    assert _found(client, "October") == {"MONTH0"}
+    assert _found(client, "this month") == {"MONTH3"}
+    assert _found(client, "dec") == {"MONTH3"}  # this December, begun in Lagos
+    assert _found(client, "Oct 2025") == set()
+
+
 def test_the_operator_finds_each_shops_day_as_that_shop_writes_it(
     client, superuser, merchant, other_merchant, sale, clock
 ):
@@ -264,6 +281,13 @@ TODAY = date(2026, 11, 26)  # a Thursday
         ("20 Nov..today", ("2026-11-20", "2026-11-26")),
         ("22/11 - 20/11", ("2026-11-20", "2026-11-22")),
         ("20/11 - 28/11", ("2026-11-20", "2026-11-28")),  # begun, not over yet
+        ("Nov 2026", ("2026-11-01", "2026-11-30")),
+        ("november", ("2026-11-01", "2026-11-30")),
+        ("Dec", ("2025-12-01", "2025-12-31")),  # not begun this year: last year's
+        ("feb 2024", ("2024-02-01", "2024-02-29")),
+        ("Sept-2026", ("2026-09-01", "2026-09-30")),
+        ("this month", ("2026-11-01", "2026-11-30")),
+        ("last month", ("2026-10-01", "2026-10-31")),
     ],
 )
 def test_days_are_read_as_the_shop_writes_them(text, days):
@@ -290,6 +314,8 @@ def test_the_day_order_is_the_merchants_countrys():
 
 def test_a_day_without_its_year_rolls_back_over_the_new_year():
     january = date(2027, 1, 3)
+    assert typed_days("last month", january) == (date(2026, 12, 1), date(2026, 12, 31))
+    assert typed_days("feb", january) == (date(2026, 2, 1), date(2026, 2, 28))
     assert typed_days("28/12", january) == (date(2026, 12, 28), date(2026, 12, 28))
     assert typed_days("3/1", january) == (date(2027, 1, 3), date(2027, 1, 3))
     assert typed_days("4/1", january) == (date(2026, 1, 4), date(2026, 1, 4))
@@ -306,7 +332,9 @@ def test_an_impossible_day_is_no_day_and_says_so(text):
     assert names_no_day(text, [("NG", "Africa/Lagos")], MONDAY)
 
 
-@pytest.mark.parametrize("text", ["4242", "22.11", "19,522.50", "2026", "jollof", "november 2026", "1-2-3", "K7P2QX"])
+@pytest.mark.parametrize(
+    "text", ["4242", "22.11", "19,522.50", "2026", "jollof", "nov 0000", "next month", "1-2-3", "K7P2QX"]
+)
 def test_numbers_and_words_are_no_days(text):
     assert typed_days(text, TODAY) is None
     assert not names_no_day(text, [("NG", "Africa/Lagos")], MONDAY)
