@@ -181,8 +181,12 @@ def _header(args) -> str:
             "Receco under many connections",
             f"  date      {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()} cores",
             "  servers   gunicorn with gunicorn.conf.py (the image's: backlog, timeouts, access log to a file)",
-            f"  load      wrk, {args.connections} connections (timeout {WRK_TIMEOUT}); flat out, and paced with a"
-            f" random wait of mean {args.think_ms:g} ms between an answer and the next request",
+            f"  load      wrk, {args.connections} connections (timeout {WRK_TIMEOUT}); flat out"
+            + (
+                f", and paced with a random wait of mean {args.think_ms:g} ms between an answer and the next request"
+                if args.think_ms
+                else " only (--think-ms 0)"
+            ),
             f"  method    {args.rounds} rounds of {args.duration:g} s, the servers taking turns; median round shown",
             f"  load avg  {load_average()} at the start",
         ]

@@ -97,6 +97,7 @@ def test_it_serves_the_image_under_load_and_counts_every_answer(smoke):
         "--port", str(free_ports(1)),
     )  # fmt: skip
     assert out.startswith("Receco under many connections\n")
+    assert "; flat out only (--think-ms 0)\n" in out
     for scenario in ("getReceipt by token", "createReceiptFromPOS, fresh tokens"):
         row = rf"^  {scenario}, anonymous, 1 buffering, flat out +\d+ +\d+\.\d +\d+\.\d +\d+\.\d  none$"
         assert re.search(row, out, re.M), f"no row of figures for {scenario}:\n{out}"

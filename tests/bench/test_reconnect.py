@@ -59,6 +59,11 @@ def test_a_run_that_lands_everything_once_in_time_meets_every_goal_but_a_slow_po
     ]
 
 
+def test_a_run_without_a_pos_sale_says_so_and_misses_the_pos_goal():
+    verdicts = reconnect.verdicts(_report(pos_ms=[]), 10_000)
+    assert verdicts[2] == (False, "POS answers: no POS sale in the run")
+
+
 def test_a_500_a_reset_or_a_sale_stored_twice_is_a_miss():
     service = {"queued": 10_000, "stored": 10_001, "twice": 1, "missing": 0, "unknown": 0, "left": 0}
     verdicts = reconnect.verdicts(
