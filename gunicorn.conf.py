@@ -31,19 +31,25 @@ limit_request_line = 8190
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
-# The request path without its query string (getReceipt inputs stay out of the log) and
-# without receipt references (receco.ops.access_log). The request id
-# (receco.ops.requestid) ties the line to the application's lines.
+# The request path without its query string (getReceipt inputs stay out of the log), and
+# every access and error line without credentials (receco.ops.gunicorn_log). The request
+# id (receco.ops.requestid) ties the line to the application's lines.
 accesslog = "-"
-logger_class = "receco.ops.access_log.AccessLogger"
+logger_class = "receco.ops.gunicorn_log.GunicornLogger"
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms %({x-request-id}o)s'
 if envstr("RECECO_LOG_FORMAT").lower() == "json":
-    # gunicorn's own lines (start-up, workers, access) as JSON objects too.
+    # gunicorn's own lines (start-up, workers, access) as JSON objects too. Its loggers
+    # keep to their own handlers: gunicorn's defaults would also pass each line to the
+    # root logger's handler (the application's, in a worker), which wrote it again.
     logconfig_dict = {
         "formatters": {"json": {"()": "receco.ops.logformat.JsonFormatter"}},
         "handlers": {
             "console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
             "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "gunicorn.error": {"handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"handlers": ["console"], "propagate": False},
         },
     }
 # Proxies trusted for X-Forwarded-Proto; behind a dual-stack bind (-b [::]) an IPv4 proxy

@@ -371,13 +371,16 @@ TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_task_backend], "QUEUES": ["defau
 
 # Email: EMAIL_URL (smtp+tls://user:password@host:587 for STARTTLS, smtps://… for TLS,
 # console:, dummy:) or the separate EMAIL_* variables. With neither, development prints
-# emails to the console and production uses SMTP on localhost:25, Django's default.
+# emails to the console and production uses SMTP on localhost:25, Django's default. The
+# console backend prints whole messages in debug mode only (messaging.console_email).
 EMAIL_URL = envstr("EMAIL_URL")
 _email = parse_email_url("EMAIL_URL", EMAIL_URL) if EMAIL_URL else {}
 EMAIL_BACKEND = _email.get("EMAIL_BACKEND") or envstr(
     "EMAIL_BACKEND",
-    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+    "messaging.console_email.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
 )
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+    EMAIL_BACKEND = "messaging.console_email.EmailBackend"  # Django's, named: whole messages in debug mode only
 EMAIL_HOST = _email.get("EMAIL_HOST") or envstr("EMAIL_HOST", "localhost")
 EMAIL_PORT = _email.get("EMAIL_PORT") or envint("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER", envstr("EMAIL_HOST_USER"))

@@ -10,8 +10,8 @@ histories, and a digest without the key would be a guessable phone number's. It 
 for RECECO_CONTACT_RETENTION_DAYS, as long as the contact itself is kept; a key for a
 contact the receipt no longer holds finds nothing to remove ("already removed").
 
-The key rides in the query string, which the access log leaves out (receco.ops.access_log
-drops it and redacts the short code), and is short: a text message carries it too, by
+The key rides in the query string, which no log line holds (receco.ops.redaction drops
+it and redacts the short code), and is short: a text message carries it too, by
 the short path ``/n/<short code>?k=<key>`` (receco.urls), which leads here.
 """
 

@@ -100,7 +100,8 @@ _EMAIL_BACKENDS = {
     "smtp": "django.core.mail.backends.smtp.EmailBackend",
     "smtp+tls": "django.core.mail.backends.smtp.EmailBackend",
     "smtps": "django.core.mail.backends.smtp.EmailBackend",
-    "console": "django.core.mail.backends.console.EmailBackend",
+    # Django's console backend in debug mode; outside it, a log line without the message.
+    "console": "messaging.console_email.EmailBackend",
     "locmem": "django.core.mail.backends.locmem.EmailBackend",
     "dummy": "django.core.mail.backends.dummy.EmailBackend",
 }

@@ -1,6 +1,7 @@
 """The log configuration: plain lines for people (development), or one JSON object a line
 for a log collector (RECECO_LOG_FORMAT=json). Every line carries the request id
-(receco.ops.requestid).
+(receco.ops.requestid) and no credential (receco.ops.redaction): one handler writes
+every line of the application and of the task worker, Django's included.
 
 Neither format writes a record's extra attributes: libraries attach objects to records
 (django.request attaches the request, whose text holds its path and so a receipt's token).
@@ -41,12 +42,22 @@ def logging_config(log_format: str, level: str) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"request_id": {"()": "receco.ops.requestid.RequestIdFilter"}},
+        "filters": {
+            "request_id": {"()": "receco.ops.requestid.RequestIdFilter"},
+            "redact": {"()": "receco.ops.redaction.RedactFilter"},
+        },
         "formatters": {log_format: formatters[log_format]},
-        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": log_format, "filters": ["request_id"]}},
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": log_format, "filters": ["request_id", "redact"]}
+        },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
-            # Django logs every 4xx with the full path, and receipt pages' paths carry tokens.
+            # Django warns of every 4xx answer: noise, one line for each page not found.
             "django.request": {"level": "ERROR"},
+            # Django's own handlers of these (its DEFAULT_LOGGING: the console in debug mode,
+            # runserver's request lines) write bare lines past the filters above; without
+            # them, their records reach the root logger's handler like every other.
+            "django": {"handlers": []},
+            "django.server": {"handlers": [], "propagate": True},
         },
     }

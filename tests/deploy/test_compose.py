@@ -14,6 +14,8 @@ import jsonschema
 import pytest
 import yaml
 
+from receco.lib.env import parse_email_url
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = Path(__file__).parent / "schemas" / "compose-spec.json"
 APP_SERVICES = ("migrate", "web", "worker", "scheduler")
@@ -170,6 +172,11 @@ def test_the_database_and_redis_are_the_compose_services(compose, example_env):
     assert environment["DATABASE_URL"] == f"postgres://receco:{password}@postgres:5432/receco"
     assert environment["REDIS_URL"] == "redis://redis:6379/0"
     assert environment["RECECO_TASKS_BACKEND"] == "database"
+
+
+def test_env_example_sends_email_by_smtp(example_env):
+    """Issue 32, item 4: its console: printed every email into the logs, links and addresses."""
+    assert parse_email_url("EMAIL_URL", example_env["EMAIL_URL"])["EMAIL_BACKEND"].endswith(".smtp.EmailBackend")
 
 
 def test_the_web_service_reads_whole_requests_before_a_worker_serves_them(compose):

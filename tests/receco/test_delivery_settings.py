@@ -32,9 +32,8 @@ def test_smtps_and_plain_smtp_ports():
 
 
 def test_console_and_dummy():
-    assert parse_email_url("EMAIL_URL", "console:") == {
-        "EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"
-    }
+    # Receco's console backend: whole messages in debug mode only (messaging.console_email).
+    assert parse_email_url("EMAIL_URL", "console:") == {"EMAIL_BACKEND": "messaging.console_email.EmailBackend"}
     assert parse_email_url("EMAIL_URL", "dummy://")["EMAIL_BACKEND"].endswith("dummy.EmailBackend")
 
 
