@@ -131,3 +131,11 @@ def _again(report: Report) -> str:
     Report.objects.filter(pk=report.pk).update(state=Report.State.WAITING, message="")
     outbox.add(EINVOICE, report.merchant_id, report.irn, payload_id=report.pk)
     return "queued"
+
+
+def delete_of_receipts(receipt_ids: list[int]) -> int:
+    """Delete the reports of the receipts ``receipt_ids`` and their deliveries in the outbox
+    (retention: a receipt's reports go with it); return how many reports went."""
+    reports = Report.objects.filter(receipt_id__in=receipt_ids)
+    Delivery.objects.filter(channel=EINVOICE, payload_id__in=reports.values("pk")).delete()
+    return reports.delete()[0]

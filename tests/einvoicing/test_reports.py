@@ -1,13 +1,16 @@
 """IRNs as NRS prescribes them, and a day reported again."""
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
+from django.utils import timezone
 
 from einvoicing.models import EINVOICE, Report
 from einvoicing.reports import irn, report_day
 from messaging.models import Delivery
+from privacy import retention
 from receipts import refunds
+from receipts.models import Receipt
 
 
 def test_the_irn_is_the_receipt_number_without_dashes_the_service_id_and_the_local_date(reporting, receipt_factory):
@@ -60,3 +63,15 @@ def test_a_day_of_a_merchant_that_does_not_report_is_refused(reporting, identifi
     reporting.save()
     with pytest.raises(type(reporting).DoesNotExist):
         report_day(identified, date(2026, 11, 22))
+
+
+def test_retention_removes_a_receipts_reports_and_their_deliveries_with_it(reporting, receipt_factory):
+    sale = receipt_factory()
+    refunds.refund(sale, refunds.validate_refund({"token": sale.token}), keyed=True)
+    other = receipt_factory(token="rcpt_kept00000_aaaaa", short_code="KEPT01")
+    Receipt.objects.exclude(pk=other.pk).update(created_at=timezone.now() - timedelta(days=7 * 366))
+    retention.apply()
+    assert list(Report.objects.values_list("receipt", flat=True)) == [other.pk]
+    assert list(Delivery.objects.filter(channel=EINVOICE).values_list("destination", flat=True)) == [
+        Report.objects.get().irn
+    ]
