@@ -1,5 +1,5 @@
 """The dashboard's navigation by a shop's tasks (Today, Find a sale, Receipts, Refunds,
-API keys, Webhooks, Team, Audit trail, Shop details), shown on every page in place of
+API keys, Webhooks, E-invoicing, Team, Audit trail, Shop details), shown on every page in place of
 the admin's list of models. Each entry is shown only to users whose admin lets them
 see its page, so the bar never offers a door that answers 403.
 
@@ -46,6 +46,7 @@ def tasks(site: AdminSite, request: HttpRequest) -> list[Task]:
     for label, model, name in [
         ("API keys", "merchants.apikey", "merchants_apikey_changelist"),
         ("Webhooks", "webhooks.endpoint", "webhooks_endpoint_changelist"),
+        ("E-invoicing", "einvoicing.einvoicing", "einvoicing_einvoicing_changelist"),
         ("Team", "merchants.merchantmembership", "merchants_merchantmembership_changelist"),
         ("Audit trail", "merchants.auditentry", "merchants_auditentry_changelist"),
     ]:

@@ -5,7 +5,7 @@
   receipt's last change (its sale, or a contact given later), and with them the
   destinations of the deliveries and the contacts in the webhook bodies made before then.
 - A receipt goes RECECO_RECEIPT_RETENTION_YEARS after it was issued: a sale with its
-  refunds, voids, deliveries and webhook events, once the youngest of the sale and its
+  refunds, voids, deliveries, webhook events and reports to NRS, once the youngest of the sale and its
   refunds is that old. The receipt log keeps its leaf hash, and a RemovedReceipt says it
   was retention that removed it, which ``verifylog`` reports as such.
 - What an app above keeps only for a while and registers here (``register``): the
@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db.models import Exists, Max, OuterRef, QuerySet
 from django.utils import timezone
 
+from einvoicing import reports as einvoicing_reports
 from messaging import erasure as outbox
 from messaging.models import Delivery
 from privacy.erasure import Erased, record
@@ -87,6 +88,7 @@ def apply(now: datetime | None = None) -> Erased:
     for sale_ids in _expired_sales(before):
         purchase = sale_ids + list(Receipt.objects.filter(refund_of_id__in=sale_ids).values_list("pk", flat=True))
         events.delete_of_receipts(purchase)
+        einvoicing_reports.delete_of_receipts(purchase)
         counts["receipts_removed"] += writer.remove(sale_ids)
     before = contacts_cutoff(now)
     for receipts in _in_ranges(Receipt.objects.filter(updated_at__lt=before), Receipt):

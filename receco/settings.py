@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 import phonenumbers
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 from receco.lib.env import (
@@ -53,6 +54,8 @@ INSTALLED_APPS = [
     "merchants",
     "receipts",
     "messaging",
+    # Every live receipt reported to Nigeria's revenue service (docs/einvoicing.md).
+    "einvoicing",
     "webhooks",
     "agentapi",
     # Signed receipts and their append-only log (docs/verification.md).
@@ -459,6 +462,30 @@ RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST = envbool("RECECO_WEBHOOKS_ALLOW_HTTP_LOCAL
 # Webhooks never go to private, loopback or link-local addresses unless this allows it
 # (on-premise installations whose receivers are on the same network).
 RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = envbool("RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES", False)
+
+# --- E-invoicing: receipts reported to the tax authority (einvoicing; docs/einvoicing.md) ---
+
+# The keys that encrypt each merchant's NRS credentials at rest (Fernet keys, comma-separated:
+# the first encrypts, every one decrypts, so a new key goes first and the old one stays
+# until every credential was saved again). None: e-invoicing cannot be set up.
+RECECO_EINVOICING_KEYS = envlist("RECECO_EINVOICING_KEYS", [])
+for _key in RECECO_EINVOICING_KEYS:
+    try:
+        Fernet(_key)
+    except ValueError:
+        raise ImproperlyConfigured(
+            "RECECO_EINVOICING_KEYS must list Fernet keys (32 url-safe base64-encoded bytes each), such as "
+            "`python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'` prints"
+        ) from None
+# The base of NRS's e-invoicing API (MBS), the same for every merchant: its sandbox while a
+# deployment is being certified, its production host after. None: nothing is reported.
+RECECO_EINVOICING_URL = envurl("RECECO_EINVOICING_URL", "") if envstr("RECECO_EINVOICING_URL") else ""
+if urlsplit(RECECO_EINVOICING_URL).scheme == "http" and urlsplit(RECECO_EINVOICING_URL).hostname not in (
+    "localhost",
+    "127.0.0.1",
+    "::1",
+):
+    raise ImproperlyConfigured("RECECO_EINVOICING_URL must be an https:// URL (http:// only for localhost)")
 
 # --- Operations: logs, request ids, metrics (receco.ops; docs/operations.md) ------------
 

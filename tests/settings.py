@@ -7,6 +7,8 @@ memory when unset; .ci/run also runs it on PostgreSQL and Redis).
 import json
 import os
 
+from cryptography.fernet import Fernet
+
 from receco.lib.signingkeys import generate_jwk
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-not-for-any-deployment")
@@ -19,6 +21,8 @@ os.environ.setdefault("RECECO_TASKS_BACKEND", "immediate")
 # A signing key of this run's own (the servers the suite starts inherit it): keys are never
 # in the repository, not even a test one.
 os.environ.setdefault("RECECO_SIGNING_KEYS", json.dumps({"keys": [generate_jwk()]}))
+# The key that encrypts merchants' NRS credentials (einvoicing.vault), this run's own likewise.
+os.environ.setdefault("RECECO_EINVOICING_KEYS", Fernet.generate_key().decode())
 
 from receco.settings import *  # noqa: E402,F403
 

@@ -17,7 +17,18 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "service": (
         ROOT,
-        ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy", "locker"],
+        [
+            "receco",
+            "merchants",
+            "receipts",
+            "ledger",
+            "messaging",
+            "einvoicing",
+            "webhooks",
+            "agentapi",
+            "privacy",
+            "locker",
+        ],
     ),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
@@ -38,6 +49,8 @@ LAYERS = [
     ("ledger", ["ledger"]),
     # The one outbox: email, SMS and webhook deliveries, sent through their transports.
     ("messaging", ["messaging"]),
+    # Every live receipt reported to the tax authority, a channel of the outbox.
+    ("einvoicing", ["einvoicing"]),
     # Endpoints and events: they read receipts and hand deliveries to the outbox.
     ("webhooks", ["webhooks"]),
     # What people and machines reach over HTTP, and the project's wiring. Django keeps an

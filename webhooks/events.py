@@ -20,6 +20,7 @@ from django.db import connections, router, transaction
 from django.db.models.signals import post_delete
 from django.utils import timezone
 
+from einvoicing import signals as einvoicing_signals
 from merchants.models import Merchant
 from messaging import outbox
 from messaging.signals import delivery_failed
@@ -91,21 +92,24 @@ def _subject(change: hooks.Change) -> Receipt:
     return change.sale if change.kind == hooks.REFUNDED else change.receipt
 
 
-def emit(event_type: EventType, receipt: Receipt, merchant: Merchant | None = None) -> str | None:
+def emit(
+    event_type: EventType, receipt: Receipt, merchant: Merchant | None = None, *, extra: dict | None = None
+) -> str | None:
     """Record a ``event_type`` event about ``receipt`` for each of its merchant's endpoints
     that wants it, as part of the transaction in progress, and a pending delivery of it to
     each. ``merchant`` is the receipt's, if the caller holds it (its endpoints are then
     known without a query: webhooks.listeners). Returns the event's id (evt_...), or None
     when no endpoint wants it.
 
-    The event carries the receipt as getReceipt returns it to its merchant, as it is now.
+    The event carries the receipt as getReceipt returns it to its merchant, as it is now,
+    and ``extra`` beside it in ``data`` (a report's: ``{"report": {...}}``).
     """
     endpoint_ids = listening(merchant or receipt.merchant, event_type)
     if not endpoint_ids:
         return None
     now = timezone.now()
     public_id = _new_id()
-    body = orjson.dumps(_body(public_id, event_type, now, receipt, merchant)).decode()
+    body = orjson.dumps(_body(public_id, event_type, now, receipt, merchant, extra)).decode()
     destinations = [str(pk) for pk in endpoint_ids]
     connection = connections[router.db_for_write(Event)]
     if connection.vendor == "postgresql" and outbox.same_database(Event):
@@ -133,9 +137,12 @@ def emit(event_type: EventType, receipt: Receipt, merchant: Merchant | None = No
 
 
 def connect_signals() -> None:
-    """WebhooksConfig.ready: a failed delivery to a customer is an event; a delivery names
-    its endpoint and event by id, so deleting either deletes it."""
+    """WebhooksConfig.ready: a failed delivery to a customer is an event, and so is each
+    report to the tax authority accepted or failed for good; a delivery names its endpoint
+    and event by id, so deleting either deletes it."""
     delivery_failed.connect(_delivery_failed, dispatch_uid="webhooks-delivery-failed")
+    einvoicing_signals.reported.connect(_reported, dispatch_uid="webhooks-receipt-reported")
+    einvoicing_signals.report_failed.connect(_report_failed, dispatch_uid="webhooks-receipt-report-failed")
     post_delete.connect(_endpoint_deleted, sender=Endpoint, dispatch_uid="webhooks-endpoint-deliveries")
     post_delete.connect(_event_deleted, sender=Event, dispatch_uid="webhooks-event-deliveries")
 
@@ -144,6 +151,14 @@ def _delivery_failed(sender, delivery, **kwargs) -> None:
     # None for a webhook that failed, which would only make another to the same failing endpoint.
     if delivery.receipt_id is not None and delivery.channel != WEBHOOK:
         emit(EventType.DELIVERY_FAILED, delivery.receipt)
+
+
+def _reported(sender, receipt, report, **kwargs) -> None:
+    emit(EventType.RECEIPT_REPORTED, receipt, extra={"report": report})
+
+
+def _report_failed(sender, receipt, report, **kwargs) -> None:
+    emit(EventType.RECEIPT_REPORT_FAILED, receipt, extra={"report": report})
 
 
 def _endpoint_deleted(sender, instance, **kwargs) -> None:
@@ -158,13 +173,20 @@ def _new_id() -> str:
     return "evt_" + secrets.token_hex(12)
 
 
-def _body(public_id: str, event_type: EventType, now: datetime, receipt: Receipt, merchant: Merchant | None) -> dict:
+def _body(
+    public_id: str,
+    event_type: EventType,
+    now: datetime,
+    receipt: Receipt,
+    merchant: Merchant | None,
+    extra: dict | None = None,
+) -> dict:
     return {
         "id": public_id,
         "type": str(event_type),
         "created": iso_utc(now),
         "livemode": receipt.livemode,
-        "data": {"object": receipt_data(receipt, reveal_contact=True, merchant=merchant)},
+        "data": {"object": receipt_data(receipt, reveal_contact=True, merchant=merchant), **(extra or {})},
     }
 
 

@@ -27,6 +27,9 @@ class EventType(models.TextChoices):
     RECEIPT_REFUNDED = "receipt.refunded", "receipt.refunded"
     RECEIPT_VOIDED = "receipt.voided", "receipt.voided"
     DELIVERY_FAILED = "delivery.failed", "delivery.failed"
+    # A receipt's report to the tax authority (einvoicing): accepted, or failed for good.
+    RECEIPT_REPORTED = "receipt.reported", "receipt.reported"
+    RECEIPT_REPORT_FAILED = "receipt.report_failed", "receipt.report_failed"
 
 
 class Endpoint(models.Model):

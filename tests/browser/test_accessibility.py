@@ -165,6 +165,8 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     delivery = Delivery.objects.to_endpoint(endpoint).earliest("pk")
     audit.visit(f"{url}/admin/webhooks/delivery/{delivery.pk}/change/", "dashboard-webhook-delivery")
     audit.visit(f"{url}/admin/webhooks/attempt/", "dashboard-webhook-attempts")
+    audit.visit(f"{url}/admin/einvoicing/einvoicing/", "dashboard-einvoicing")
+    audit.visit(f"{url}/admin/einvoicing/einvoicing/add/", "dashboard-einvoicing-add")
     audit.assert_clean()
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
+from einvoicing.models import EInvoicing
 from merchants.scoping import MerchantScopedAdmin
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +15,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def theirs(other_merchant, other_live_key, sale, settings, client, outsider, django_capture_on_commit_callbacks):
     """Merchant B with a row of every kind: a key, a receipt with a delivery, a webhook
-    endpoint with a failed delivery and its attempt, and audit trail entries."""
+    endpoint with a failed delivery and its attempt, e-invoicing settings, and audit trail
+    entries."""
     from receipts.creation import create_receipt
     from receipts.validation import validate_sale
     from receipts.writer import update_contact as attach_contact
@@ -22,6 +24,9 @@ def theirs(other_merchant, other_live_key, sale, settings, client, outsider, dja
 
     settings.RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = True
     create_endpoint(other_merchant, "https://127.0.0.1:9/theirs", description="Their accounts")
+    setup = EInvoicing(merchant=other_merchant, business_id="their-business", service_id="THEIRS01", city="Lagos")
+    setup.set_credentials(api_key="their-key", api_secret="their-secret", crypto_keys="their crypto keys")
+    setup.save()  # off: their sale is not reported, but their settings are there to walk
     body = {**sale, "merchant_string_id": other_merchant.string_id, "token": "rcpt_theirs01_aaaaaa", "short_code": None}
     with django_capture_on_commit_callbacks(execute=True):
         receipt = create_receipt(other_merchant, validate_sale(body), keyed=True).receipt

@@ -182,7 +182,7 @@ def test_create_endpoint_refuses_unknown_event_types(merchant):
         create_endpoint(merchant, "https://erp.example.com/", ["receipt.deleted"])
     assert error.value.messages == [
         "Unknown event type 'receipt.deleted'; choose from receipt.created, receipt.contact_updated, "
-        "receipt.refunded, receipt.voided, delivery.failed"
+        "receipt.refunded, receipt.voided, delivery.failed, receipt.reported, receipt.report_failed"
     ]
 
 
