@@ -12,7 +12,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -178,9 +178,9 @@ def download(request: HttpRequest, contact: Contact) -> HttpResponse:
         limits.charge_export(contact)
     except RateLimited as limited:
         return _list(request, contact, refused=limited)
-    built = export.build(contact, timezone.localtime())
-    response = HttpResponse(built.content, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{built.filename}"'
+    # Streamed as it is made: the zip never sits whole in this worker (locker.export).
+    response = StreamingHttpResponse(export.stream(contact), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{export.filename(timezone.localtime())}"'
     response["Cache-Control"] = "private, no-store"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
