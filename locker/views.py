@@ -22,7 +22,6 @@ from locker.contacts import SMS, Contact
 from locker.forms import CodeForm, SearchForm, SignInForm
 from privacy import erasure
 from receco.errors import RateLimited
-from receco.lib.addresses import client_ip
 from receipts.csp import csp
 
 
@@ -89,7 +88,7 @@ def start(request: HttpRequest) -> HttpResponse:
         return _page(request, "locker/signin.html", {"form": form}, status=400)
     contact: Contact = form.cleaned_data["contact"]
     try:
-        limits.charge(contact, client_ip(request))
+        limits.charge(request, contact)
     except RateLimited as limited:
         form.add_error("contact", limited.message)
         response = _page(request, "locker/signin.html", {"form": form}, status=429)
