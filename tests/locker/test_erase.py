@@ -4,7 +4,7 @@ locker's own sign-ins and sessions erased with it."""
 import pytest
 from django.test import Client
 
-from locker.models import SessionKey, SignIn
+from locker.models import Session, SignIn
 from privacy.models import ErasureRecord
 from receipts.models import Receipt
 from tests.locker.conftest import OTHER_PHONE, PHONE, ask
@@ -51,10 +51,11 @@ def test_erasing_removes_the_number_and_ends_every_session(two_devices, two_shop
         Receipt.objects.filter(pk__in=[two_shops["mama"].pk, two_shops["corner"].pk], customer_phone=None).count() == 2
     )
     assert Receipt.objects.get(pk=two_shops["not_theirs"].pk).customer_phone == OTHER_PHONE
-    assert not SessionKey.objects.exists()
+    assert not Session.objects.exists()
     assert not SignIn.objects.filter(contact=PHONE).exists()
     record = ErasureRecord.objects.get()
-    assert (record.via, record.kind, record.counts["receipts"], record.counts["locker"]) == ("locker", "phone", 2, 1)
+    # The two sessions.
+    assert (record.via, record.kind, record.counts["receipts"], record.counts["locker"]) == ("locker", "phone", 2, 2)
 
 
 def test_after_erasing_the_number_signs_in_to_nothing(two_devices, django_capture_on_commit_callbacks):
