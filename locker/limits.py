@@ -12,7 +12,8 @@
 - Downloads of everything (locker.export): RECECO_LOCKER_EXPORT_RATE per contact signed in.
 
 Budgets are kept in admission's store (merchants.admission), which the task worker
-counts in too. A contact's counters are named by its keyed digest, never the contact.
+counts in too, under names this module can make again: erasure deletes a contact's
+(``forget``). A contact's counters are named by its keyed digest, never the contact.
 Every request is counted whether or not any receipt was sent to the contact, so a
 refusal reveals nothing either. With the cache down the limits fail open; the tries of
 each code (locker.signins) are kept in the database.
@@ -80,6 +81,20 @@ def charge_export(contact: Contact, now: float | None = None) -> None:
     _refuse_past(
         counted, _counted(counted), lambda rate: f"Too many downloads of your receipts: at most {rate}. {_AGAIN}"
     )
+
+
+def forget(contact: Contact, now: float | None = None) -> int:
+    """Delete every counter named by ``contact`` (its codes and links, its downloads), as
+    erasure does; return how many there were. Fails open: counters a cache outage left
+    end with their windows, within a day."""
+    now = now or limits.clock()
+    names = set()
+    for group, setting in ((CONTACT, "RECECO_LOCKER_CONTACT_RATE"), (EXPORT, "RECECO_LOCKER_EXPORT_RATE")):
+        for rate in limits.rates(setting):
+            # The window now and the one before: a counter outlives its window by a second.
+            for at in (now, now - rate.window):
+                names.update(window.count.name for window in limits.windows(group, contact.digest, [rate], at))
+    return sharedcache.guarded("rate limiting", lambda: store().delete(sorted(names)), 0)
 
 
 def _texts_spent(rate: str) -> str:

@@ -204,7 +204,7 @@ def erase(request: HttpRequest, contact: Contact) -> HttpResponse:
     if request.method != "POST":
         count = listing.receipts_of(contact).count()
         return _page(request, "locker/erase.html", {"contact": contact, "count": count})
-    # The locker's own sign-ins and sessions go with it (locker.erasure, registered).
+    # The locker's own sign-ins, sessions and counters go with it (locker.erasure, registered).
     erasure.erase_contact(contact.value, via="locker")
     response = redirect("locker:my")
     sessions.sign_out(request, response)
