@@ -2,12 +2,18 @@
 refunds included, as one zip of ORF documents (one JSON file per receipt: the document
 "Download for your records" gives, ledger.trust) and one CSV listing them.
 
-The zip is built in memory, at most MAX_RECEIPTS receipts (the newest); a customer with
-more gets those, and the CSV's last line says so (docs/privacy.md). File names are
-made here from the date, the shop (ASCII letters, digits and dashes) and the short code,
-which is unique, never from what a shop typed alone. The CSV's text cells that a
-spreadsheet would read as a formula (starting with = + - @, a tab or a carriage return)
-are prefixed with an apostrophe (OWASP's advice on CSV injection).
+The zip is streamed as it is made, a few receipts at a time, so that its size never
+sits in a worker's memory. What it holds is bounded twice: at most MAX_RECEIPTS
+receipts, and at most MAX_BYTES of files before compression, newest first. A shop may
+send one address thousands of receipts of hundreds of items each; the bytes bound holds
+the work (and so the time a worker spends) to what an ordinary customer's receipts need,
+whatever a shop sent. When receipts are left out, the CSV's last line says so
+(docs/privacy.md).
+
+File names are made here from the date, the shop (ASCII letters, digits and dashes) and
+the short code, which is unique, never from what a shop typed alone. The CSV's text cells
+that a spreadsheet would read as a formula (starting with = + - @, a tab or a carriage
+return) are prefixed with an apostrophe (OWASP's advice on CSV injection).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import csv
 import io
 import json
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import datetime
 
 from django.utils.text import slugify
@@ -30,6 +36,11 @@ from receipts.models import Receipt
 from receipts.money import format_amount
 
 MAX_RECEIPTS = 2000
+# The files' bytes before compression. A receipt of a few lines is about 5 KB, so every
+# receipt of an ordinary customer fits; 2,000 receipts of 500 lines would be about 500 MB.
+MAX_BYTES = 64 * 2**20
+# Receipts read from the database at a time: each may hold up to 500 items.
+BATCH = 20
 CSV_NAME = "receipts.csv"
 FOLDER = "receipts"
 HEADER = [
@@ -48,26 +59,25 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _SHOP_IN_NAME = 40
 
 
-@dataclass(frozen=True)
-class Export:
-    """The zip's bytes, its file name and how many receipts it holds (``complete`` when
-    none was left out by MAX_RECEIPTS)."""
-
-    content: bytes
-    filename: str
-    count: int
-    complete: bool
+def filename(now: datetime) -> str:
+    """The zip's name, for the day ``now``: ``receco-receipts-2026-11-22.zip``."""
+    return f"receco-receipts-{now.date().isoformat()}.zip"
 
 
-def receipts_to_export(contact: Contact) -> tuple[list[Receipt], bool]:
-    """The newest MAX_RECEIPTS receipts sent to ``contact`` (refunds too, each its own row),
-    newest first, and whether that is all of them."""
-    found = list(
-        listing.receipts_of(contact)
-        .select_related("merchant", "refund_of")
-        .order_by("-transaction_date", "-pk")[: MAX_RECEIPTS + 1]
-    )
-    return found[:MAX_RECEIPTS], len(found) <= MAX_RECEIPTS
+def newest_ids(contact: Contact) -> list[int]:
+    """The ids of the newest MAX_RECEIPTS + 1 receipts sent to ``contact`` (refunds too,
+    each its own row), newest first: one more than the zip may hold, to tell whether
+    some are left out."""
+    ordered = listing.receipts_of(contact).order_by("-transaction_date", "-pk")
+    return list(ordered.values_list("pk", flat=True)[: MAX_RECEIPTS + 1])
+
+
+def _in_batches(ids: list[int]) -> Iterator[Receipt]:
+    """The receipts of ``ids`` in that order, BATCH at a time, each with its merchant and sale."""
+    for start in range(0, len(ids), BATCH):
+        wanted = ids[start : start + BATCH]
+        found = Receipt.objects.filter(pk__in=wanted).select_related("merchant", "refund_of").in_bulk()
+        yield from (found[pk] for pk in wanted if pk in found)
 
 
 def file_name(receipt: Receipt) -> str:
@@ -105,20 +115,54 @@ def csv_row(receipt: Receipt, name: str) -> list:
     ]
 
 
-def build(contact: Contact, now: datetime) -> Export:
-    """The zip of everything sent to ``contact``, named for the day ``now``."""
-    receipts, complete = receipts_to_export(contact)
+class _Pipe(io.RawIOBase):
+    """Where the zip is written: what arrives is handed on by ``take``. It cannot seek, so
+    zipfile writes each file's sizes after its data (a data descriptor), as streamed zips do."""
+
+    def __init__(self):
+        super().__init__()
+        self._parts: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self._parts.append(bytes(data))
+        return len(data)
+
+    def take(self) -> bytes:
+        """What was written since the last call."""
+        taken, self._parts = b"".join(self._parts), []
+        return taken
+
+
+def stream(contact: Contact) -> Iterator[bytes]:
+    """The zip of everything sent to ``contact``, in pieces as it is made: the ORF files of
+    the newest receipts that fit MAX_RECEIPTS and MAX_BYTES, then the CSV of them."""
+    ids = newest_ids(contact)
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\r\n")
     writer.writerow(HEADER)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for receipt in receipts:
+    pipe = _Pipe()
+    count, size, complete = 0, 0, len(ids) <= MAX_RECEIPTS
+    with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for receipt in _in_batches(ids[:MAX_RECEIPTS]):
+            content = json.dumps(trust.document(receipt), indent=2, ensure_ascii=False).encode()
+            if size + len(content) > MAX_BYTES:
+                complete = False
+                break
             name = file_name(receipt)
-            archive.writestr(name, json.dumps(trust.document(receipt), indent=2, ensure_ascii=False))
+            archive.writestr(name, content)
             writer.writerow(csv_row(receipt, name))
+            count, size = count + 1, size + len(content)
+            yield pipe.take()
         if not complete:
-            writer.writerow([f"Only the newest {MAX_RECEIPTS} receipts are in this file."])
+            writer.writerow(
+                [
+                    f"Only the newest {count} receipts are in this file: it holds at most {MAX_RECEIPTS} "
+                    f"receipts and {MAX_BYTES // 2**20} MB."
+                ]
+            )
         # A byte-order mark, so that spreadsheets read the naira sign as UTF-8.
         archive.writestr(CSV_NAME, "\ufeff" + table.getvalue())
-    return Export(buffer.getvalue(), f"receco-receipts-{now.date().isoformat()}.zip", len(receipts), complete)
+    yield pipe.take()

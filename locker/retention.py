@@ -8,10 +8,10 @@ from datetime import datetime
 from locker import sessions, signins
 
 # How the applyretention command names purge's count.
-SAYS = "expired locker sign-ins and session keys deleted"
+SAYS = "expired locker sign-ins and sessions deleted"
 
 
 def purge(now: datetime) -> int:
-    """Delete the sign-ins expired at ``now``, contacts with them, and the session keys no
-    session can carry any more; return how many rows went."""
+    """Delete the sign-ins and the sessions expired at ``now``, contacts with them; return
+    how many rows went."""
     return signins.purge(now) + sessions.purge(now)

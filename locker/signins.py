@@ -4,7 +4,10 @@ an address, each sent by the outbox (locker.transport) and checked here.
 The code and the link's secret are never stored: each is an HMAC of the sign-in's id and
 random nonce under the server's secret, made again to send and to check. A code is
 valid CODE_VALID and allows MAX_TRIES wrong ones; a link is valid LINK_VALID and works
-once. A sign-in that succeeds is deleted, and so is its contact with it.
+once. A sign-in that succeeds is deleted, and so is its contact with it; asking again
+for the same contact deletes its earlier sign-ins: only the newest code or link works.
+The browser that asked finds its sign-in by the digest of a random token in its cookie
+(locker.sessions), never by the sign-in's id.
 
 Asking costs the same whether or not any receipt was sent to the contact: a row and a
 pending delivery, always. Whether to send is decided in the outbox (locker.transport),
@@ -51,14 +54,23 @@ LINK_GONE = "This sign-in link has expired or was already used. Ask for a new on
 TOO_MANY_TRIES = "Too many wrong codes. Ask for a new code."
 
 
-def start(contact: Contact, now: datetime | None = None) -> SignIn:
-    """Record a sign-in of ``contact`` and hand the outbox its code or link; return it."""
+def start(contact: Contact, browser: str, now: datetime | None = None) -> SignIn:
+    """Record a sign-in of ``contact`` for the browser whose cookie's token has the digest
+    ``browser``, retire the contact's earlier ones, and hand the outbox its code or link;
+    return it."""
     now = now or timezone.now()
     valid = CODE_VALID if contact.kind == SMS else LINK_VALID
     with transaction.atomic():
         purge(now)
+        # A new code retires the old ones: texts still on their way then carry dead codes.
+        SignIn.objects.filter(contact=contact.value).delete()
         signin = SignIn.objects.create(
-            kind=contact.kind, contact=contact.value, nonce=secrets.token_hex(16), expires_at=now + valid
+            kind=contact.kind,
+            contact=contact.value,
+            masked=contact.masked,
+            browser=browser,
+            nonce=secrets.token_hex(16),
+            expires_at=now + valid,
         )
         # The destination is the sign-in: the transport reads the contact from it, so the
         # outbox keeps no number or address once the sign-in is gone.
@@ -70,6 +82,12 @@ def purge(now: datetime | None = None) -> int:
     """Delete the sign-ins that have expired, contacts with them; return how many."""
     deleted, _ = SignIn.objects.filter(expires_at__lte=now or timezone.now()).delete()
     return deleted
+
+
+def waiting(browser: str | None) -> SignIn | None:
+    """The sign-in the browser whose cookie's token has the digest ``browser`` waits for,
+    expired or not, while it is kept; None once it is used, retired or purged."""
+    return SignIn.objects.filter(browser=browser).first() if browser else None
 
 
 def forget_contact(contact: Contact) -> int:
@@ -103,22 +121,23 @@ class _Outcome:
     failure: SignInFailed | None = None
 
 
-def check_code(pk: int, typed: str, now: datetime | None = None) -> Contact:
-    """The contact proven by ``typed``, the code of sign-in ``pk``; the sign-in is then
-    deleted (a code works once). A wrong code counts a try, kept whatever follows.
+def check_code(browser: str, typed: str, now: datetime | None = None) -> Contact:
+    """The contact proven by ``typed``, the code of the sign-in the browser ``browser``
+    (locker.sessions.awaited) waits for; the sign-in is then deleted (a code works once).
+    A wrong code counts a try, kept whatever follows.
 
     Raises SignInFailed: expired, used or unknown; wrong (with the tries left); too many
     wrong codes (status 429)."""
     now = now or timezone.now()
     with transaction.atomic():
-        outcome = _check_code(pk, typed, now)
+        outcome = _check_code(browser, typed, now)
     if outcome.failure is not None:
         raise outcome.failure
     return outcome.contact
 
 
-def _check_code(pk: int, typed: str, now: datetime) -> _Outcome:
-    signin = SignIn.objects.select_for_update().filter(pk=pk, kind=SMS, expires_at__gt=now).first()
+def _check_code(browser: str, typed: str, now: datetime) -> _Outcome:
+    signin = SignIn.objects.select_for_update().filter(browser=browser, kind=SMS, expires_at__gt=now).first()
     if signin is None:
         return _Outcome(failure=SignInFailed(CODE_GONE))
     if signin.tries >= MAX_TRIES:

@@ -4,7 +4,9 @@
 Here, in the outbox and never in the request that asked, the locker decides whether to
 send: only to a contact that at least one live receipt was sent to. A sign-in of any
 other contact is dropped and its contact blanked, so that asking takes the same time
-and gets the same answer whatever the contact (locker.signins).
+and gets the same answer whatever the contact (locker.signins). Each text spends the
+service's budget of sign-in texts (locker.limits) as it is sent; once that is spent, a
+text is dropped.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from locker import listing, signins
+from locker import limits, listing, signins
 from locker.contacts import EMAIL, SMS, Contact
 from locker.models import SignIn
 from messaging import sms
@@ -30,6 +32,7 @@ SMS_CHANNEL = signins.CHANNELS[SMS]
 EMAIL_CHANNEL = signins.CHANNELS[EMAIL]
 _KIND = {SMS_CHANNEL: SMS, EMAIL_CHANNEL: EMAIL}
 NOTHING_TO_SEND = "no sign-in to send: used, expired, or nothing to show"
+TEXTS_SPENT = "not sent: the service's budget of sign-in texts is spent (RECECO_LOCKER_TEXT_RATE)"
 
 
 class SignInTransport(Transport):
@@ -53,6 +56,10 @@ class SignInTransport(Transport):
         if not listing.has_receipts(contact):
             SignIn.objects.filter(pk=signin.pk).update(contact="")
             raise Dropped(NOTHING_TO_SEND)
+        if self.kind == SMS and not limits.spend_text():
+            # The service's texts budget is spent (RECECO_LOCKER_TEXT_RATE): the form
+            # refuses codes until it is not; this one, asked just before, goes unsent.
+            raise Dropped(TEXTS_SPENT)
         try:
             if self.kind == SMS:
                 _text(signin, delivery)

@@ -12,7 +12,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -22,7 +22,6 @@ from locker.contacts import SMS, Contact
 from locker.forms import CodeForm, SearchForm, SignInForm
 from privacy import erasure
 from receco.errors import RateLimited
-from receco.lib.addresses import client_ip
 from receipts.csp import csp
 
 
@@ -52,7 +51,10 @@ def my(request: HttpRequest) -> HttpResponse:
     """The receipts of the contact this browser proved; the sign-in form otherwise."""
     contact = sessions.current(request)
     if contact is None:
-        return _page(request, "locker/signin.html", {"form": SignInForm()})
+        response = _page(request, "locker/signin.html", {"form": SignInForm()})
+        if sessions.has_cookie(request):  # a session ended elsewhere: its cookie names nothing now
+            sessions.sign_out(request, response)
+        return response
     return _list(request, contact)
 
 
@@ -89,33 +91,36 @@ def start(request: HttpRequest) -> HttpResponse:
         return _page(request, "locker/signin.html", {"form": form}, status=400)
     contact: Contact = form.cleaned_data["contact"]
     try:
-        limits.charge(contact, client_ip(request))
+        limits.charge(request, contact)
     except RateLimited as limited:
         form.add_error("contact", limited.message)
         response = _page(request, "locker/signin.html", {"form": form}, status=429)
         response["Retry-After"] = str(limited.retry_after)
         return response
-    signin = signins.start(contact)
+    token, browser = sessions.new_token()
+    signins.start(contact, browser)
     response = redirect("locker:code" if contact.kind == SMS else "locker:email_sent")
-    sessions.await_signin(response, signin.pk, contact)
+    sessions.await_signin(response, token)
     return response
 
 
 @csp
 @require_http_methods(["GET", "HEAD", "POST"])
 def code(request: HttpRequest) -> HttpResponse:
-    """Type the code texted to the number."""
-    waiting = sessions.awaited(request)
-    if waiting is None or waiting["k"] != SMS:
+    """Type the code texted to the number. A sign-in no longer kept (used, retired by a
+    newer one, purged) still gets the page, and its code the refusal of a spent one."""
+    browser = sessions.awaited(request)
+    signin = signins.waiting(browser)
+    if browser is None or (signin is not None and signin.kind != SMS):
         return redirect("locker:my")
-    context = {"masked": waiting["m"], "minutes": _minutes(signins.CODE_VALID)}
+    context = {"masked": signin.masked if signin else "", "minutes": _minutes(signins.CODE_VALID)}
     if request.method != "POST":
         return _page(request, "locker/code.html", {**context, "form": CodeForm()})
     form = CodeForm(request.POST)
     if not form.is_valid():
         return _page(request, "locker/code.html", {**context, "form": form}, status=400)
     try:
-        contact = signins.check_code(waiting["id"], form.cleaned_data["code"])
+        contact = signins.check_code(browser, form.cleaned_data["code"])
     except signins.SignInFailed as failed:
         form.add_error("code", failed.message)
         return _page(request, "locker/code.html", {**context, "form": form}, status=failed.status)
@@ -128,10 +133,10 @@ def code(request: HttpRequest) -> HttpResponse:
 @require_safe
 def email_sent(request: HttpRequest) -> HttpResponse:
     """Look in the mailbox: the link is on its way, if any receipt was sent there."""
-    waiting = sessions.awaited(request)
-    if waiting is None or waiting["k"] == SMS:
+    signin = signins.waiting(sessions.awaited(request))
+    if signin is None or signin.kind == SMS:
         return redirect("locker:my")
-    return _page(request, "locker/email_sent.html", {"masked": waiting["m"], "minutes": _minutes(signins.LINK_VALID)})
+    return _page(request, "locker/email_sent.html", {"masked": signin.masked, "minutes": _minutes(signins.LINK_VALID)})
 
 
 @csp
@@ -141,7 +146,7 @@ def link(request: HttpRequest, pk: int, secret: str) -> HttpResponse:
     try:
         if request.method != "POST":
             signin = signins.find_link(pk, secret)
-            masked = Contact(signin.kind, signin.contact).masked
+            masked = signin.masked or Contact(signin.kind, signin.contact).masked  # asked before masked was kept
             return _page(request, "locker/link.html", {"masked": masked})
         contact = signins.use_link(pk, secret)
     except signins.SignInFailed as failed:
@@ -154,7 +159,7 @@ def link(request: HttpRequest, pk: int, secret: str) -> HttpResponse:
 @require_POST
 def sign_out(request: HttpRequest) -> HttpResponse:
     response = redirect("locker:my")
-    sessions.sign_out(response)
+    sessions.sign_out(request, response)
     messages.info(request, "You are signed out on this device.")
     return response
 
@@ -164,7 +169,7 @@ def sign_out(request: HttpRequest) -> HttpResponse:
 def sign_out_everywhere(request: HttpRequest, contact: Contact) -> HttpResponse:
     sessions.sign_out_everywhere(contact)
     response = redirect("locker:my")
-    sessions.sign_out(response)
+    sessions.sign_out(request, response)
     messages.info(request, "You are signed out on every device.")
     return response
 
@@ -178,9 +183,9 @@ def download(request: HttpRequest, contact: Contact) -> HttpResponse:
         limits.charge_export(contact)
     except RateLimited as limited:
         return _list(request, contact, refused=limited)
-    built = export.build(contact, timezone.localtime())
-    response = HttpResponse(built.content, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{built.filename}"'
+    # Streamed as it is made: the zip never sits whole in this worker (locker.export).
+    response = StreamingHttpResponse(export.stream(contact), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{export.filename(timezone.localtime())}"'
     response["Cache-Control"] = "private, no-store"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
@@ -199,9 +204,9 @@ def erase(request: HttpRequest, contact: Contact) -> HttpResponse:
     if request.method != "POST":
         count = listing.receipts_of(contact).count()
         return _page(request, "locker/erase.html", {"contact": contact, "count": count})
-    # The locker's own sign-ins and sessions go with it (locker.erasure, registered).
+    # The locker's own sign-ins, sessions and counters go with it (locker.erasure, registered).
     erasure.erase_contact(contact.value, via="locker")
     response = redirect("locker:my")
-    sessions.sign_out(response)
+    sessions.sign_out(request, response)
     messages.success(request, f"{contact.masked} is erased from all your receipts. You are signed out on every device.")
     return response

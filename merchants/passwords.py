@@ -12,10 +12,8 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse_lazy
-from django_ratelimit.core import is_ratelimited
 
-from receco.lib import sharedcache
-from receco.lib.addresses import client_ip
+from receco.lib import formlimits
 
 
 class PasswordResetView(auth_views.PasswordResetView):
@@ -33,14 +31,7 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 
 def _limited(request: HttpRequest) -> bool:
-    def count() -> bool:
-        ip = client_ip(request)
-        rate = settings.RECECO_PASSWORD_RESET_RATE
-        return is_ratelimited(
-            request, group="merchants.password_reset", key=lambda _g, _r: ip, rate=rate, increment=True
-        )
-
-    return sharedcache.guarded("rate limiting", count, False)
+    return formlimits.refused(request, "merchants.password_reset", settings.RECECO_PASSWORD_RESET_RATE) is not None
 
 
 _site = {"site_header": "Receco dashboard", "site_title": "Receco dashboard"}

@@ -353,6 +353,9 @@ RECECO_WALLET_PASS_RATE = envrate("RECECO_WALLET_PASS_RATE", "60/h")
 # email address, and from one client address, whether or not any receipt was sent to it.
 RECECO_LOCKER_CONTACT_RATE = envrates("RECECO_LOCKER_CONTACT_RATE", ["3/h", "6/d"])
 RECECO_LOCKER_ADDRESS_RATE = envrates("RECECO_LOCKER_ADDRESS_RATE", ["20/h"])
+# The locker's sign-in texts the whole service sends (each costs money); past it, codes
+# are refused for everyone and email links still work.
+RECECO_LOCKER_TEXT_RATE = envrates("RECECO_LOCKER_TEXT_RATE", ["1000/h"])
 # The locker's downloads of every receipt (locker.export), per contact signed in.
 RECECO_LOCKER_EXPORT_RATE = envrates("RECECO_LOCKER_EXPORT_RATE", ["5/h", "20/d"])
 

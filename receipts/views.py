@@ -12,7 +12,6 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 from django.shortcuts import redirect, render
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
-from django_ratelimit.core import is_ratelimited
 
 from ledger import trust
 from ledger.standing import standing
@@ -21,7 +20,7 @@ from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
 from messaging.transports import EMAIL, SMS
 from receco.errors import InvalidInput, NotFound, RateLimited
-from receco.lib import sharedcache
+from receco.lib import formlimits
 from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
@@ -362,13 +361,8 @@ def _wallet_limited(request: HttpRequest) -> bool:
 
 def _client_limited(request: HttpRequest, group: str, rate: str) -> bool:
     """Count one request of ``group`` against ``rate`` for the client's address
-    (django-ratelimit, in the shared cache); False when the cache cannot be reached."""
-
-    def count() -> bool:
-        ip = client_ip(request)
-        return is_ratelimited(request, group=group, key=lambda _g, _r: ip, rate=rate, increment=True)
-
-    return sharedcache.guarded("rate limiting", count, False)
+    (receco.lib.formlimits); False when the cache cannot be reached."""
+    return formlimits.refused(request, group, rate) is not None
 
 
 def _wallet_refused(request: HttpRequest, receipt: Receipt) -> HttpResponse:

@@ -52,6 +52,10 @@ class Store:
         """Give the version entry a fresh random value."""
         raise NotImplementedError
 
+    def delete(self, names: Sequence[str]) -> int:
+        """Delete the counters of ``names`` (erasure); return how many there were."""
+        raise NotImplementedError
+
 
 # One command for all of a call's counters: fewer bytes to build, send and parse than a
 # pipeline, and as few calls inside Redis as the counts need (on a small machine Redis's
@@ -124,6 +128,11 @@ class RedisStore(Store):
     def replace_version(self, version):
         sharedcache.redis_client().set(sharedcache.key(version), secrets.token_hex(8))
 
+    def delete(self, names):
+        if not names:
+            return 0
+        return sharedcache.redis_client().delete(*[sharedcache.key(name) for name in names])
+
 
 class MemoryStore(Store):
     """Counters in this process: correct for one process (``./dev up``, the test suite)."""
@@ -160,6 +169,14 @@ class MemoryStore(Store):
     def replace_version(self, version):
         with self._lock:
             self._values[version] = (secrets.token_hex(8), float("inf"))
+
+    def delete(self, names):
+        now = time.monotonic()
+        with self._lock:
+            found = [name for name in set(names) if self._get(name, now, None) is not None]
+            for name in names:
+                self._values.pop(name, None)
+        return len(found)
 
     def clear(self) -> None:
         with self._lock:

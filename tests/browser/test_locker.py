@@ -131,3 +131,30 @@ def test_the_email_pages(audit, live_server, merchant, sale, mailoutbox):
         "This sign-in link has expired or was already used. Ask for a new one."
     )
     audit.assert_clean()
+
+
+def test_a_retired_code_and_a_spent_texts_budget(audit, live_server, two_shops, settings):
+    """Asked again on another device, the first code is retired: typed, it is refused as a
+    spent one. Once the service's texts are spent, the sign-in form says so."""
+    from django.test import Client
+
+    page, url = audit.page, live_server.url
+    page.goto(f"{url}/app/my")
+    ask_for_a_code(page, url)
+    first = texted_code()
+    assert Client().post("/app/my/start", {"contact": NUMBER}).status_code == 302  # the laptop asks too
+    enter_the_code(page, first)
+    expect(page.get_by_role("alert")).to_have_text("This code has expired or was already used. Ask for a new code.")
+    expect(page.get_by_text("Type the 6-digit code from the text message.")).to_be_visible()
+    audit.check("locker-code-retired")
+
+    settings.RECECO_LOCKER_TEXT_RATE = ["2/h"]  # two texts sent already
+    page.goto(f"{url}/app/my")
+    page.get_by_label("Mobile number or email address").fill(NUMBER)
+    page.get_by_role("button", name="Continue").click()
+    expect(page.locator("#contact-error")).to_have_text(
+        "Too many sign-in codes sent by text just now: at most 2 per hour, for everyone. "
+        "Sign in with your email address, or wait a while, then try again."
+    )
+    audit.check("locker-signin-texts-spent")
+    audit.assert_clean()

@@ -146,3 +146,32 @@ def test_the_code_page_without_a_code_asked_for_leads_to_the_start(client, db):
 def test_the_code_is_never_stored(client, asked):
     signin = SignIn.objects.get()
     assert asked not in {signin.nonce, signin.contact, str(signin.pk)}
+
+
+def test_a_new_code_retires_the_old_ones(client, asked, django_capture_on_commit_callbacks):
+    """Asking again left every earlier code live: each could still sign in."""
+    first_browser = client.__class__()
+    first_browser.cookies.update(client.cookies)  # waits for the first code
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ask(client, TYPED_PHONE, REMOTE_ADDR="198.51.100.2").status_code == 302
+    newest = texted_code()
+    assert newest != asked
+    refused = _type(first_browser, asked)
+    assert refused.status_code == 400
+    assert refused.context["form"].errors["code"] == ["This code has expired or was already used. Ask for a new code."]
+    assert "receco_locker" not in refused.cookies
+    assert SignIn.objects.count() == 1
+    assert _type(client, newest).status_code == 302
+
+
+def test_a_new_link_retires_the_old_ones(client, shop_receipt, mailoutbox, django_capture_on_commit_callbacks):
+    import re
+
+    shop_receipt(token="rcpt_email001_aaaaaa", short_code="MAIL01", customer_email="ada.obi@example.com")
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            ask(client, "ada.obi@example.com")
+    links = [message.body for message in mailoutbox if message.subject == "Sign in to your receipts"]
+    first, second = (re.search(r"(/app/my/link/\S+)", body)[1] for body in links)
+    assert "This sign-in link has expired or was already used." in client.post(first).content.decode()
+    assert client.post(second).status_code == 302

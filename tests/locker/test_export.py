@@ -13,8 +13,9 @@ from receco_verify import orf as orf_file
 from receco_verify.keys import load_jwks
 from receco_verify.receipt import verify_bundle
 
-from locker.export import safe_cell
+from locker.export import MAX_BYTES, MAX_RECEIPTS, safe_cell
 from receipts.refunds import refund, validate_refund
+from tests.bench.conftest import run_script
 from tests.ledger.conftest import append
 from tests.locker.conftest import OTHER_PHONE, PHONE
 
@@ -32,7 +33,10 @@ def _zip(response) -> zipfile.ZipFile:
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
     assert response["Cache-Control"] == "private, no-store"
-    return zipfile.ZipFile(io.BytesIO(response.content))
+    assert response.streaming
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert archive.testzip() is None  # every file whole, its CRC checked
+    return archive
 
 
 def _csv(archive: zipfile.ZipFile) -> list[list[str]]:
@@ -163,3 +167,24 @@ def test_cells_a_spreadsheet_would_run_as_formulas_are_made_text(client, shop_re
 )
 def test_safe_cell(value, expected):
     assert safe_cell(value) == expected
+
+
+@pytest.mark.django_db(False)
+def test_a_shop_s_flood_of_large_receipts_is_downloaded_in_bounded_memory_and_time():
+    """A shop sent one number 2,000 receipts of 500 items each. Built whole in memory, its
+    download grew a worker by 482 MiB and took 14 s of CPU (2,000 receipts, 385 MiB of
+    files); gunicorn killed the worker at 30 s. Streamed and bounded in bytes, it holds
+    what fits MAX_BYTES, says so, and costs a worker a few MiB and seconds.
+
+    Measured by bench/locker_export.py in a fresh process of its own (peak RSS over what
+    the process held before; CPU time, loosely bounded: the machine may be busy)."""
+    out = run_script("locker_export.py", "--receipts", "2000", "--items", "500", "--json")
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert figures["memory_growth_mib"] < 40, out
+    assert figures["cpu_seconds"] < 15, out
+    kept = figures["receipts_in_zip"]
+    assert 0 < kept < MAX_RECEIPTS
+    assert figures["uncompressed_mib"] <= MAX_BYTES / 2**20
+    assert figures["csv_last_line"] == (
+        f"Only the newest {kept} receipts are in this file: it holds at most 2000 receipts and 64 MB."
+    )

@@ -1,6 +1,6 @@
 """The locker's share of retention (locker.retention): every run of ``applyretention``
-deletes the sign-ins that have expired, contacts with them, and the session keys no
-session can carry, though no one signed in since; what is still live stays."""
+deletes the sign-ins and the sessions that have expired, contacts with them, though no
+one signed in since; what is still live stays."""
 
 from datetime import timedelta
 
@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from locker.models import SessionKey, SignIn
+from locker.models import Session, SignIn
 from privacy import retention
 from privacy.models import ErasureRecord
 from tests.locker.conftest import EMAIL, OTHER_PHONE, PHONE, ask
@@ -27,7 +27,7 @@ def test_an_expired_sign_in_is_gone_after_the_daily_run_with_no_sign_in_between(
     assert list(SignIn.objects.values_list("contact", flat=True)) == [EMAIL]  # the live one stays
     assert capsys.readouterr().out == (
         "0 receipts removed; contacts removed from 0 receipts, 0 deliveries and 0 webhook events; "
-        "1 expired locker sign-ins and session keys deleted\n"
+        "1 expired locker sign-ins and sessions deleted\n"
     )
     record = ErasureRecord.objects.get()
     assert (record.via, record.counts["locker"]) == ("retention", 1)
@@ -42,19 +42,20 @@ def test_a_sign_in_expiring_this_very_moment_is_purged():
     assert list(SignIn.objects.values_list("contact", flat=True)) == [EMAIL]
 
 
-def test_a_session_key_no_session_can_carry_goes_with_the_daily_run(client, two_shops, signed_in, capsys):
+def test_an_expired_session_goes_with_the_daily_run(client, two_shops, signed_in, capsys):
     signed_in(client)
     other = Client()
     signed_in(other, OTHER_PHONE)
-    stale, live = SessionKey.objects.order_by("pk")
-    SessionKey.objects.filter(pk=stale.pk).update(signed_in_at=timezone.now() - timedelta(days=30, seconds=1))
+    stale, live = Session.objects.order_by("pk")
+    Session.objects.filter(pk=stale.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     capsys.readouterr()
 
     call_command("applyretention")
 
-    assert list(SessionKey.objects.values_list("pk", flat=True)) == [live.pk]
-    assert capsys.readouterr().out.endswith("; 1 expired locker sign-ins and session keys deleted\n")
+    assert list(Session.objects.values_list("pk", flat=True)) == [live.pk]
+    assert capsys.readouterr().out.endswith("; 1 expired locker sign-ins and sessions deleted\n")
     assert "Sign out everywhere" in other.get("/app/my").content.decode()  # still signed in
+    assert "Sign out everywhere" not in client.get("/app/my").content.decode()
 
 
 def test_a_run_with_nothing_to_purge_keeps_no_record(client, two_shops):

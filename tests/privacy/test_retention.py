@@ -190,7 +190,7 @@ def test_the_command_says_what_it_removed(sell, merchant, capsys):
     call_command("applyretention")
     assert capsys.readouterr().out == (
         "0 receipts removed; contacts removed from 1 receipts, 1 deliveries and 0 webhook events; "
-        "0 expired locker sign-ins and session keys deleted\n"
+        "0 expired locker sign-ins and sessions deleted\n"
     )
 
 

@@ -33,6 +33,13 @@ def test_add_get_many_and_taking_back():
     assert store().get_many(["c:u", "c:missing"]) == {"c:u": 2}
 
 
+def test_delete_removes_counters_and_says_how_many_there_were():
+    store().count([Count("c:a", 60, True), Count("c:b", 60, True)])
+    assert store().delete(["c:a", "c:b", "c:missing"]) == 2
+    assert store().get_many(["c:a", "c:b"]) == {}
+    assert store().delete([]) == 0
+
+
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
 def test_in_redis_every_counter_expires_and_stays_under_the_prefix():
     store().count([Count("c:a", 61, True), Count("c:r", 61, False)], "v")
