@@ -1,22 +1,11 @@
 import json
 
 import pytest
-from django.db import connection
 
 from merchants.models import Merchant
 
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``postgres`` need PostgreSQL's concurrency; on SQLite they are skipped.
-
-    .ci/run runs the suite on PostgreSQL too, where they run (and fail if it is down).
-    """
-    if connection.vendor == "postgresql":
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://...")
-    for item in items:
-        if "postgres" in item.keywords:
-            item.add_marker(skip)
+# Which of CI's passes runs each test, and the xdist groups (CONTRIBUTING.md).
+pytest_plugins = ["tests.passes"]
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,7 @@ _CURL = shutil.which("curl")
 
 
 @pytest.fixture
-def served(tmp_path):
+def dev_up(tmp_path):
     """`./dev up` on a free port and a fresh database, as a new user starts it."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
@@ -89,8 +89,8 @@ def _script(blocks: list[list[Command]], port: int, out: Path) -> str:
 
 @pytest.mark.skipif(_CURL is None, reason="needs curl, as the examples do")
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
-def test_every_example_answers_as_documented(path, served, tmp_path):
-    port, env = served
+def test_every_example_answers_as_documented(path, dev_up, tmp_path):
+    port, env = dev_up
     blocks = examples(path)
     commands = [command for block in blocks for command in block]
     shim = tmp_path / "bin"
