@@ -281,16 +281,39 @@ def superuser(db):
     return User.objects.create_superuser("root", password="not-used-in-tests")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session", autouse=True)
+def _database_copies(tmp_path_factory):
+    """The migrated templates the databases of test servers are copied from (tests.databases):
+    made once a session, on first use; the copies made on PostgreSQL dropped at its end."""
+    from tests import databases
+
+    databases.start_session(tmp_path_factory.mktemp("templates"))
+    yield
+    databases.end_session()
+
+
+@pytest.fixture
+def server_database(tmp_path) -> str:
+    """The URL of a migrated database of the suite's kind for the processes a test starts
+    (gunicorn, the task worker, management commands): a copy of the session's template, a
+    file in ``tmp_path`` on SQLite, a database of its own on PostgreSQL."""
+    from tests import databases
+
+    return databases.fresh(tmp_path)
+
+
+@pytest.fixture(scope="session")
 def served(tmp_path_factory):
-    """The project served by a real gunicorn with gunicorn.conf.py, on a SQLite database of
-    its own (migrated empty): for raw HTTP that Django's test client cannot send."""
-    from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+    """The project served by a real gunicorn with gunicorn.conf.py, on a migrated database
+    of its own of the suite's kind (and its Redis, when it has one): for raw HTTP that
+    Django's test client cannot send. One for the session: the tests that share it keep
+    their data apart (merchants and tokens of their own), and its cache keys are under a
+    prefix of their own."""
+    from tests import databases
+    from tests.servers import forget_cache_prefix, start_gunicorn
 
     folder = tmp_path_factory.mktemp("served")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
-    server = start_gunicorn(database, folder / "gunicorn.log")
+    server = start_gunicorn(databases.fresh(folder, "served"), folder / "gunicorn.log")
     yield server
     server.stop()
     forget_cache_prefix()

@@ -9,8 +9,9 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from tests import databases
 from tests.receivers import SlowReceiver
-from tests.servers import manage, migrate, start_gunicorn
+from tests.servers import manage, start_gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 RECEIVERS_ALLOWED = {"RECECO_WEBHOOKS_ALLOW_HTTP_LOCALHOST": "1", "RECECO_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES": "1"}
@@ -20,9 +21,8 @@ def test_a_sale_with_a_slow_endpoint_is_answered_at_once(tmp_path):
     """The review's sale took 30.6 s and gunicorn killed its worker: the immediate backend
     sent the event inside the request, to an endpoint that trickled its answer."""
     slow = SlowReceiver(every=2.0, length=60)
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    database = databases.fresh(tmp_path)
     try:
-        migrate(database)
         manage(database, "createmerchant", "slow-shop", "--name", "Slow shop", "--no-require-api-key")
         manage(database, "createwebhook", "slow-shop", slow.url, **RECEIVERS_ALLOWED)
         server = start_gunicorn(database, tmp_path / "gunicorn.log", **RECEIVERS_ALLOWED)

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from receco.lib.signingkeys import OFF_REASON
+from tests import databases
 from tests.ops.conftest import samples
-from tests.servers import forget_cache_prefix, free_port, migrate, start_gunicorn
+from tests.servers import forget_cache_prefix, free_port, start_gunicorn
 
 WORKERS = 3
 CALLS = 60
@@ -38,8 +39,7 @@ def _get(url: str, **headers) -> tuple[int, dict, bytes]:
 def metered(tmp_path_factory):
     """Three workers with metrics and JSON logs on."""
     folder = tmp_path_factory.mktemp("metered")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(folder)
     directory = folder / "metrics"
     server = start_gunicorn(
         database, folder / "gunicorn.log", workers=WORKERS,
@@ -163,8 +163,7 @@ def _status_from(source: str, server, path: str) -> int:
 def test_behind_a_dual_stack_bind_ipv4_clients_are_their_ipv4_address(tmp_path):
     """Issue 19.13: behind -b [::] IPv4 clients arrive as ::ffff:a.b.c.d, and all of them
     shared one /64 bucket, /metrics refused 127.0.0.1 and the log showed the mapped form."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(
         database, tmp_path / "gunicorn.log", host="[::]", access_log=True,
         RECECO_METRICS="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"), RECECO_RATELIMIT_ANONYMOUS="3/m",
@@ -190,8 +189,7 @@ def _listen_backlog(port: int) -> int:
 def test_the_listen_queue_holds_a_crowd_of_connections(tmp_path):
     """gunicorn.conf.py's backlog (capped by net.core.somaxconn): tills reconnecting at once
     wait in it rather than be refused."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(database, tmp_path / "gunicorn.log")
     try:
         somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
@@ -203,8 +201,7 @@ def test_the_listen_queue_holds_a_crowd_of_connections(tmp_path):
 def test_256_connections_opened_at_once_are_all_answered(tmp_path):
     """One worker, 256 clients connecting and sending at the same moment: every one is
     answered 200, none refused or reset."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(database, tmp_path / "gunicorn.log")
     sockets = []
     try:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+from tests import databases
+from tests.servers import forget_cache_prefix, start_gunicorn
 
 READ_SECONDS = 4
 SALE = {
@@ -29,8 +30,7 @@ GET_PATH = "/api/trpc/getReceipt?input=" + urllib.parse.quote(json.dumps({"token
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("slowloris")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(folder)
     server = start_gunicorn(database, folder / "gunicorn.log", workers=2, RECECO_REQUEST_READ_SECONDS=str(READ_SECONDS))
     request = urllib.request.Request(
         server.url + "/api/trpc/createReceiptFromPOS",
