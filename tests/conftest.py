@@ -317,3 +317,15 @@ def served(tmp_path_factory):
     yield server
     server.stop()
     forget_cache_prefix()
+
+
+@pytest.fixture(scope="session")
+def private_cluster():
+    """A PostgreSQL server of the suite's own (tests.postgres_cluster), for what must not be
+    done to the machine's shared one (pausing it, replicating it): one a session, shared by
+    the modules that need one, each on a database of its own (``migrated_database``)."""
+    from tests.postgres_cluster import start_cluster
+
+    cluster = start_cluster()
+    yield cluster
+    cluster.stop()
