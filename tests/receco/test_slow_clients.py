@@ -5,6 +5,7 @@ workers."""
 
 import json
 import socket
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -81,6 +82,17 @@ class Trickler(threading.Thread):
             self.sock.close()
 
 
+def _accepted(server) -> None:
+    """Wait until no connection waits in the listen queue: the workers took them all."""
+    deadline = time.monotonic() + 30
+    while True:
+        done = subprocess.run(["ss", "-Hltn", f"sport = :{server.port}"], capture_output=True, text=True, check=True)
+        if int(done.stdout.split()[1]) == 0:  # Recv-Q: connections not accepted yet
+            return
+        assert time.monotonic() < deadline, "the workers did not take the slow connections"
+        time.sleep(0.05)
+
+
 def _get_receipt(server, timeout: float) -> int:
     with urllib.request.urlopen(server.url + GET_PATH, timeout=timeout) as response:
         return response.status
@@ -92,7 +104,7 @@ def test_slow_clients_hold_no_worker(server):
     for client in slow:
         client.start()
     try:
-        time.sleep(0.5)  # every slow connection has been taken by a worker
+        _accepted(server)  # every slow connection has been taken by a worker
         # Before: each call waited for a worker held by a slow client (the review: 39 s),
         # past this timeout. A generous bound: the machine may be busy.
         statuses = [_get_receipt(server, timeout=5) for _ in range(20)]
