@@ -4,9 +4,11 @@ CI runs the suite twice: on SQLite and local memory (the embedded default of ``.
 then on PostgreSQL and Redis (what production runs). A test runs in the pass where what it
 proves depends on what that pass has, and only twice when it asserts behaviour of both:
 
-- a test that uses no database (no ``db`` fixture or ``django_db`` mark: pytest-django
-  refuses it the database) runs once, in the SQLite pass: nothing it checks can differ;
-- a test that uses the database in this process runs in both passes;
+- a test that uses neither the database (no ``db`` fixture or ``django_db`` mark:
+  pytest-django refuses it the database) nor the shared cache (no request through the
+  test client, no module of the cache) runs once, in the SQLite pass: nothing it checks
+  can differ;
+- a test that uses the database or the shared cache in this process runs in both passes;
 - a test that needs PostgreSQL or Redis (marked ``postgres`` or ``redis``) runs in the
   PostgreSQL pass only, and is skipped without them;
 - a test that serves the project over a socket (``server``: a live server, gunicorn, a
@@ -14,8 +16,9 @@ proves depends on what that pass has, and only twice when it asserts behaviour o
   benchmark script (``bench_smoke``) runs once, in the PostgreSQL pass, on that pass's
   database and Redis, as production runs it.
 
-Each test's kind is read from what it uses (its fixtures, and the functions of
-tests.servers and tests.postgres_cluster its module calls), so a new test lands in its
+Each test's kind is read from what it uses (its fixtures, the functions of
+tests.servers, tests.postgres_cluster and tests.databases it calls, the cache's modules
+its module holds), so a new test lands in its
 pass without a list to keep. Outside CI's passes (``./dev test`` without ``--pass``) every
 test runs that this machine can run.
 
@@ -34,6 +37,10 @@ SERVER_FIXTURES = {"live_server", "served", "shared_server", "server_database", 
 BROWSER_FIXTURES = {"browser", "playwright_instance", "chromium_executable", "phone"}
 BENCH_FIXTURES = {"smoke", "prepared_database"}
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
+# A request through the project (the test client) reads the shared cache (admission, rate
+# limits, /readyz), which is Redis in the PostgreSQL pass; so do the modules named here.
+CACHE_FIXTURES = {"client", "api", "admin_client", "async_client"}
+CACHE_MODULES = ("receco.lib.sharedcache", "merchants.admission.store", "django.core.cache")
 
 # xdist groups (--dist loadgroup): the tests of a group run one after another on one worker,
 # so that no two of them share the machine's cores, and a group's session fixtures (one
@@ -98,9 +105,22 @@ def _starts_processes(item) -> bool:
     return False
 
 
+def _uses_cache(module) -> bool:
+    """Whether ``module`` holds the shared cache's module, or a name taken from it."""
+    if module is None:
+        return False
+    for value in vars(module).values():
+        origin = getattr(value, "__name__", None) if isinstance(value, type(module)) else None
+        origin = origin or getattr(value, "__module__", None)
+        if origin in CACHE_MODULES:
+            return True
+    return False
+
+
 def kinds(item) -> set[str]:
     """The kinds of ``item``: ``postgres``, ``redis``, ``server``, ``browser``, ``bench_smoke``,
-    ``database`` (uses the database in this process) or ``nodb``."""
+    ``database`` (uses the database in this process), ``cache`` (the shared cache, without
+    the database) or ``nodb``."""
     found = {name for name in MARKED if item.get_closest_marker(name)}
     names = set(getattr(item, "fixturenames", ()))
     if names & BROWSER_FIXTURES:
@@ -113,6 +133,8 @@ def kinds(item) -> set[str]:
         found.add("server")
     if item.get_closest_marker("django_db") or names & DATABASE_FIXTURES or "live_server" in names:
         found.add("database")
+    if names & CACHE_FIXTURES or _uses_cache(getattr(item, "module", None)):
+        found.add("cache")
     if not found:
         found.add("nodb")
     return found
@@ -122,7 +144,7 @@ def passes(found: set[str]) -> set[str]:
     """The passes of CI that run a test of the kinds ``found``."""
     if found & {"postgres", "redis", "server", "browser", "bench_smoke"}:
         return {POSTGRES}
-    if "database" in found:
+    if found & {"database", "cache"}:
         return {SQLITE, POSTGRES}
     return {SQLITE}
 
