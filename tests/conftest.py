@@ -1,4 +1,5 @@
 import json
+import urllib.request
 
 import pytest
 
@@ -314,6 +315,9 @@ def served(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("served")
     server = start_gunicorn(databases.fresh(folder, "served"), folder / "gunicorn.log")
+    # Until its worker has loaded the project: the first test's raw request (10 s) must
+    # not pay the worker's start, which a busy machine made longer (a 'timed out').
+    urllib.request.urlopen(f"{server.url}/healthz", timeout=120).close()
     yield server
     server.stop()
     forget_cache_prefix()
