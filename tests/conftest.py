@@ -1,22 +1,12 @@
 import json
+import urllib.request
 
 import pytest
-from django.db import connection
 
 from merchants.models import Merchant
 
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``postgres`` need PostgreSQL's concurrency; on SQLite they are skipped.
-
-    .ci/run runs the suite on PostgreSQL too, where they run (and fail if it is down).
-    """
-    if connection.vendor == "postgresql":
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://...")
-    for item in items:
-        if "postgres" in item.keywords:
-            item.add_marker(skip)
+# Which of CI's passes runs each test, and the xdist groups (CONTRIBUTING.md).
+pytest_plugins = ["tests.passes"]
 
 
 @pytest.fixture(scope="session")
@@ -292,16 +282,54 @@ def superuser(db):
     return User.objects.create_superuser("root", password="not-used-in-tests")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session", autouse=True)
+def _database_copies(tmp_path_factory):
+    """The migrated templates the databases of test servers are copied from (tests.databases):
+    made once a session, on first use; the copies made on PostgreSQL dropped at its end."""
+    from tests import databases
+
+    databases.start_session(tmp_path_factory.mktemp("templates"))
+    yield
+    databases.end_session()
+
+
+@pytest.fixture
+def server_database(tmp_path) -> str:
+    """The URL of a migrated database of the suite's kind for the processes a test starts
+    (gunicorn, the task worker, management commands): a copy of the session's template, a
+    file in ``tmp_path`` on SQLite, a database of its own on PostgreSQL."""
+    from tests import databases
+
+    return databases.fresh(tmp_path)
+
+
+@pytest.fixture(scope="session")
 def served(tmp_path_factory):
-    """The project served by a real gunicorn with gunicorn.conf.py, on a SQLite database of
-    its own (migrated empty): for raw HTTP that Django's test client cannot send."""
-    from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+    """The project served by a real gunicorn with gunicorn.conf.py, on a migrated database
+    of its own of the suite's kind (and its Redis, when it has one): for raw HTTP that
+    Django's test client cannot send. One for the session: the tests that share it keep
+    their data apart (merchants and tokens of their own), and its cache keys are under a
+    prefix of their own."""
+    from tests import databases
+    from tests.servers import forget_cache_prefix, start_gunicorn
 
     folder = tmp_path_factory.mktemp("served")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
-    server = start_gunicorn(database, folder / "gunicorn.log")
+    server = start_gunicorn(databases.fresh(folder, "served"), folder / "gunicorn.log")
+    # Until its worker has loaded the project: the first test's raw request (10 s) must
+    # not pay the worker's start, which a busy machine made longer (a 'timed out').
+    urllib.request.urlopen(f"{server.url}/healthz", timeout=120).close()
     yield server
     server.stop()
     forget_cache_prefix()
+
+
+@pytest.fixture(scope="session")
+def private_cluster():
+    """A PostgreSQL server of the suite's own (tests.postgres_cluster), for what must not be
+    done to the machine's shared one (pausing it, replicating it): one a session, shared by
+    the modules that need one, each on a database of its own (``migrated_database``)."""
+    from tests.postgres_cluster import start_cluster
+
+    cluster = start_cluster()
+    yield cluster
+    cluster.stop()

@@ -41,6 +41,7 @@ def _as_server_user(command: list[str]) -> list[str]:
 class Cluster:
     folder: Path
     port: int
+    template: str = ""
 
     @property
     def data(self) -> Path:
@@ -49,10 +50,22 @@ class Cluster:
     def url(self, database: str = "postgres") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
-    def create_database(self, name: str) -> str:
+    def create_database(self, name: str, template: str | None = None) -> str:
+        """Make the database ``name``, empty or a copy of ``template``; its URL."""
+        copy = f' TEMPLATE "{template}"' if template else ""
         with psycopg.connect(self.url(), autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(f'CREATE DATABASE "{name}"{copy}')
         return self.url(name)
+
+    def migrated_database(self, name: str) -> str:
+        """The URL of a migrated database ``name``: a copy of the migrated one this server
+        keeps as a template (made on first use, by ``manage.py migrate``)."""
+        if not self.template:
+            from tests.servers import migrate
+
+            migrate(self.create_database("receco_template"))
+            self.template = "receco_template"
+        return self.create_database(name, self.template)
 
     def _postmaster(self) -> int:
         return int((self.data / "postmaster.pid").read_text().split()[0])

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import databases
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "tests-only-secret-key-not-for-any-deployment"
 
@@ -59,8 +61,14 @@ class Gunicorn:
 
 
 def migrate(database_url: str) -> None:
-    """Create the tables of a database the test server will use (its own SQLite file, say)."""
-    manage(database_url, "migrate", "--no-input", "-v", "0")
+    """Create the tables of a database the test server will use: a SQLite file becomes a
+    copy of the session's migrated template (tests.databases); any other database (on a
+    PostgreSQL server of the test's own) is migrated by ``manage.py migrate``."""
+    path = databases.sqlite_path(database_url)
+    if path is not None:
+        databases.copy_sqlite(path)
+    else:
+        manage(database_url, "migrate", "--no-input", "-v", "0")
 
 
 def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import databases
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -30,8 +32,7 @@ def test_dev_manage_runs_the_readmes_commands_without_a_secret_key_or_redis(tmp_
 
 
 def test_dev_manage_passes_a_failing_commands_message_and_status_on(tmp_path):
-    database_url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    assert _dev("migrate", "--no-input", "-v", "0", database_url=database_url).returncode == 0
+    database_url = databases.copy_sqlite(tmp_path / "db.sqlite3")  # migrated (the test above migrates one)
     result = _dev("createapikey", "no-such-shop", "--type", "live", database_url=database_url)
     assert result.returncode == 1
     assert result.stderr == "CommandError: No merchant with id 'no-such-shop'\n"

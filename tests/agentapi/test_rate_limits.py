@@ -5,7 +5,6 @@ local memory on a bare machine, Redis when REDIS_URL is set (CI).
 """
 
 import json
-import os
 
 import pytest
 from django.conf import settings as django_settings
@@ -232,7 +231,7 @@ class TestFailedLookups:
         assert _get(api, reference="ZZZZZ2", ip="198.51.100.20").status_code == 404
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+@pytest.mark.redis
 def test_the_counters_live_in_redis(api, stored, live_key):
     _get(api, **bearer(live_key))
     client = sharedcache.redis_client()
@@ -242,7 +241,7 @@ def test_the_counters_live_in_redis(api, stored, live_key):
     assert all(0 < client.ttl(name) <= 61 for name in names)
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+@pytest.mark.redis
 def test_a_dropped_redis_connection_is_replaced_without_failing_open(api, stored, settings, caplog):
     settings.RECECO_RATELIMIT_ANONYMOUS = ["3/m"]
     assert _get(api).status_code == 200

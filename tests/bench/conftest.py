@@ -17,6 +17,7 @@ import pytest
 from django.db import connection
 
 from bench import reference, servers, workload
+from tests import databases
 
 
 @pytest.fixture
@@ -106,6 +107,10 @@ def smoke():
     if not redis_url:
         pytest.skip("needs Redis: set REDIS_URL=redis://...")
     runs = Smoke(os.environ["DATABASE_URL"], redis_url)
+    # A database a script finds missing it makes and migrates; a copy of the session's
+    # migrated template is there first (tests.databases), so that its migrate has nothing to do.
+    for suffix in (RECEIPTS, "drain", "reconnect", "ledger", "sale_cpu"):
+        databases.copy_postgres(runs.database_url(suffix))
     yield runs
     import redis
 

@@ -18,6 +18,7 @@ from ledger.models import Node
 from receco.lib import signingkeys
 from receipts.models import Receipt
 from receipts.qr import qr_png
+from tests import databases
 from tests.browser.accessibility import violations
 from tests.browser.conftest import CHROMIUM_ARGS, PHONE, Visit
 from tests.browser.test_customer_pages import _write_y4m as write_y4m
@@ -25,7 +26,7 @@ from tests.ledger.conftest import (
     append,
     other_keys,  # noqa: F401 (a fixture, asked for after the first append)
 )
-from tests.servers import ROOT, manage, migrate, start_gunicorn
+from tests.servers import ROOT, manage, start_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -282,9 +283,8 @@ def test_a_receipt_is_fetched_by_its_code_and_checked(phone, live_server, logged
 def test_a_saved_file_is_verified_with_the_service_stopped(browser, tmp_path):
     """The service as a real process: the page loaded, the file downloaded, the server
     stopped; then the file is opened and checked with nothing to reach."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    database = databases.fresh(tmp_path)
     keys = {"RECECO_SIGNING_KEYS": json.dumps({"keys": [signingkeys.generate_jwk()]}), "RECECO_LOG_COMMIT_LAG": "1"}
-    migrate(database)
     manage(database, "createmerchant", "mama-put", "--name", "Mama Put Kitchen", "--no-require-api-key")
     server = start_gunicorn(database, tmp_path / "gunicorn.log", **keys)
     try:
@@ -300,9 +300,11 @@ def test_a_saved_file_is_verified_with_the_service_stopped(browser, tmp_path):
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             token = json.load(response)["result"]["data"]["token"]
-        time.sleep(1.2)  # the appender takes receipts older than the commit lag
-        manage(database, "appendlog", "--once", **keys)
+        sold = time.monotonic()
         context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+        # The appender takes receipts older than the commit lag (1 s): the browser started meanwhile.
+        time.sleep(max(0.0, sold + 1.2 - time.monotonic()))
+        manage(database, "appendlog", "--once", **keys)
         visit = Visit(context, server.url)
         page = visit.page
         fetched = []

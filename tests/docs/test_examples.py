@@ -1,13 +1,14 @@
-"""Every shell example of README.md and docs/ runs as written against what `./dev up`
-serves on a fresh database, and answers as documented (tests.docs.examples says how an
-example and its answer are written).
+"""Every shell example of README.md and docs/ runs as written against what `./dev up` serves on
+a fresh database, and answers as documented (tests.docs.examples says how an example and its
+answer are written).
 
-Each document gets its own `./dev up` (a free port, a fresh SQLite file: migrate and the
-demo data of seeddemo) and runs its examples in order, in one shell, as a reader pasting them
-would: a `KEY=$(…)` of one example is there for the next. Only the address is changed, from
-127.0.0.1:8000 to the server's port. curl is the system's, behind a wrapper that writes each
-answer's status to stderr, which the output is not compared with. No block starts in the
-last seconds of a minute, so that no per-minute window of the limits ends during one.
+Each document gets its own `./dev up` (a free port, a fresh SQLite file: a copy of the
+session's migrated one, and the demo data of seeddemo) and runs its examples in order, in
+one shell, as a reader pasting them would: a `KEY=$(…)` of one example is there for the
+next. Only the address is changed, from 127.0.0.1:8000 to the server's port. curl is the
+system's, behind a wrapper that writes each answer's status to stderr, which the output is
+not compared with. No block starts in the last seconds of a minute, so that no per-minute
+window of the limits ends during one.
 """
 
 import os
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import databases
 from tests.docs.examples import SERVICE, Command, examples, problems
 from tests.servers import free_port
 
@@ -30,13 +32,16 @@ _CURL = shutil.which("curl")
 
 
 @pytest.fixture
-def served(tmp_path):
+def dev_up(tmp_path):
     """`./dev up` on a free port and a fresh database, as a new user starts it."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
     env.pop("REDIS_URL", None)
     # This suite's environment stands in for .venv (the same one under ./dev test).
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", RECECO_VENV=sys.prefix, PORT=str(port))
+    # A copy of the session's migrated database (tests.databases): ./dev up's migrate then
+    # has nothing to do (a fresh database's is tests/test_dev.py's), seeddemo fills it.
+    database = databases.copy_sqlite(tmp_path / "db.sqlite3")
+    env.update(DATABASE_URL=database, RECECO_VENV=sys.prefix, PORT=str(port))
     log = tmp_path / "dev-up.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -89,8 +94,8 @@ def _script(blocks: list[list[Command]], port: int, out: Path) -> str:
 
 @pytest.mark.skipif(_CURL is None, reason="needs curl, as the examples do")
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
-def test_every_example_answers_as_documented(path, served, tmp_path):
-    port, env = served
+def test_every_example_answers_as_documented(path, dev_up, tmp_path):
+    port, env = dev_up
     blocks = examples(path)
     commands = [command for block in blocks for command in block]
     shim = tmp_path / "bin"

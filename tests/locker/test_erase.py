@@ -110,7 +110,7 @@ def test_erasing_deletes_the_counters_named_by_the_contact(two_devices):
     assert store().get_many(named) == {}
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+@pytest.mark.redis
 def test_in_redis_nothing_named_by_the_contact_is_left(two_devices):
     phone, _ = two_devices
     phone.post("/app/my/download")

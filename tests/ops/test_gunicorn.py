@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from receco.lib.signingkeys import OFF_REASON
+from tests import databases
 from tests.ops.conftest import samples
-from tests.servers import forget_cache_prefix, free_port, migrate, start_gunicorn
+from tests.servers import forget_cache_prefix, free_port, start_gunicorn
 
 WORKERS = 3
 CALLS = 60
@@ -38,8 +39,7 @@ def _get(url: str, **headers) -> tuple[int, dict, bytes]:
 def metered(tmp_path_factory):
     """Three workers with metrics and JSON logs on."""
     folder = tmp_path_factory.mktemp("metered")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(folder)
     directory = folder / "metrics"
     server = start_gunicorn(
         database, folder / "gunicorn.log", workers=WORKERS,
@@ -108,11 +108,19 @@ def test_a_worker_that_exits_keeps_its_counts(metered):
     assert _not_found_count(metered) == before
 
 
+def _logged(server, text: str) -> None:
+    """Wait until an access line of the server's log holds ``text`` (it is written after the answer)."""
+    deadline = time.monotonic() + 30
+    while not any('"gunicorn.access"' in line and text in line for line in server.log.read_text().splitlines()):
+        assert time.monotonic() < deadline, f"no access line with {text!r}"
+        time.sleep(0.05)
+
+
 def test_every_log_line_is_a_json_object_with_the_request_id(metered):
     status, headers, _ = _get(f"{metered.url}/api/trpc/noSuchProcedure", **{"X-Request-ID": "probe-7f3a.1"})
     assert status == 404
     assert headers["X-Request-ID"] == "probe-7f3a.1"
-    time.sleep(0.5)  # the access line is written after the response
+    _logged(metered, "probe-7f3a.1")  # the access line is written after the response
     lines = [line for line in metered.log.read_text().splitlines() if line.strip()]
     assert lines
     parsed = [json.loads(line) for line in lines]  # raises on any line that is not JSON
@@ -124,7 +132,7 @@ def test_every_log_line_is_a_json_object_with_the_request_id(metered):
 def test_the_access_log_leaves_receipt_references_out(metered):
     assert _get(f"{metered.url}/app/receipt/rcpt_secret01_aaaaaa?x=1")[0] == 404
     assert _get(f"{metered.url}/app/receipt/K7P2QX/qr.png")[0] == 404
-    time.sleep(0.5)
+    _logged(metered, "*/qr.png")
     text = metered.log.read_text()
     access = [json.loads(line)["message"] for line in text.splitlines() if '"gunicorn.access"' in line]
     assert any('"GET /app/receipt/*" 404' in line for line in access)
@@ -163,8 +171,7 @@ def _status_from(source: str, server, path: str) -> int:
 def test_behind_a_dual_stack_bind_ipv4_clients_are_their_ipv4_address(tmp_path):
     """Issue 19.13: behind -b [::] IPv4 clients arrive as ::ffff:a.b.c.d, and all of them
     shared one /64 bucket, /metrics refused 127.0.0.1 and the log showed the mapped form."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(
         database, tmp_path / "gunicorn.log", host="[::]", access_log=True,
         RECECO_METRICS="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"), RECECO_RATELIMIT_ANONYMOUS="3/m",
@@ -190,8 +197,7 @@ def _listen_backlog(port: int) -> int:
 def test_the_listen_queue_holds_a_crowd_of_connections(tmp_path):
     """gunicorn.conf.py's backlog (capped by net.core.somaxconn): tills reconnecting at once
     wait in it rather than be refused."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(database, tmp_path / "gunicorn.log")
     try:
         somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
@@ -203,8 +209,7 @@ def test_the_listen_queue_holds_a_crowd_of_connections(tmp_path):
 def test_256_connections_opened_at_once_are_all_answered(tmp_path):
     """One worker, 256 clients connecting and sending at the same moment: every one is
     answered 200, none refused or reset."""
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(database, tmp_path / "gunicorn.log")
     sockets = []
     try:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests import databases
 from tests.ops.conftest import samples
-from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+from tests.servers import forget_cache_prefix, start_gunicorn
 
 QUEUE_SECONDS = 3
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -27,8 +28,7 @@ pytestmark = pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (ip
 
 @pytest.fixture
 def server(tmp_path):
-    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(tmp_path)
     server = start_gunicorn(
         database, tmp_path / "gunicorn.log", RECECO_QUEUE_SECONDS=str(QUEUE_SECONDS),
         RECECO_METRICS="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),

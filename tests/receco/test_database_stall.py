@@ -10,10 +10,11 @@ import urllib.request
 import psycopg
 import pytest
 
-from tests.postgres_cluster import start_cluster
-from tests.servers import migrate, start_gunicorn
+from tests.servers import start_gunicorn
 
 pytestmark = pytest.mark.postgres
+
+DATABASE = "receco_stall"  # on the suite's own PostgreSQL server (private_cluster)
 
 SALE = {
     "token": "rcpt_stall0001_aaaaaa",
@@ -24,23 +25,17 @@ SALE = {
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    cluster = start_cluster()
+def stack(private_cluster, tmp_path_factory):
+    server = start_gunicorn(
+        private_cluster.migrated_database(DATABASE),
+        tmp_path_factory.mktemp("stall") / "gunicorn.log",
+        DATABASE_STATEMENT_TIMEOUT="2",
+        DATABASE_CONNECT_TIMEOUT="2",
+    )
     try:
-        url = cluster.create_database("receco")
-        migrate(url)
-        server = start_gunicorn(
-            url,
-            tmp_path_factory.mktemp("stall") / "gunicorn.log",
-            DATABASE_STATEMENT_TIMEOUT="2",
-            DATABASE_CONNECT_TIMEOUT="2",
-        )
-        try:
-            yield cluster, server
-        finally:
-            server.stop()
+        yield private_cluster, server
     finally:
-        cluster.stop()
+        server.stop()
 
 
 def _call(server, path: str, body: dict | None = None) -> tuple[int, dict, bytes]:
@@ -95,7 +90,7 @@ def test_a_paused_database_answers_503_at_once_and_recovers(stack):
 def test_a_statement_stuck_behind_a_lock_ends_at_the_statement_timeout(stack):
     cluster, server = stack
     _call(server, "/api/trpc/createReceiptFromPOS", SALE)
-    with psycopg.connect(cluster.url("receco")) as blocker:
+    with psycopg.connect(cluster.url(DATABASE)) as blocker:
         blocker.execute("LOCK TABLE receipts_receipt IN ACCESS EXCLUSIVE MODE")
         status, headers, body = _get_receipt(server, SALE["token"])
         assert (status, json.loads(body)) == (503, UNAVAILABLE)

@@ -5,6 +5,7 @@ workers."""
 
 import json
 import socket
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import forget_cache_prefix, migrate, start_gunicorn
+from tests import databases
+from tests.servers import forget_cache_prefix, start_gunicorn
 
 READ_SECONDS = 4
 SALE = {
@@ -29,8 +31,7 @@ GET_PATH = "/api/trpc/getReceipt?input=" + urllib.parse.quote(json.dumps({"token
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("slowloris")
-    database = f"sqlite:///{folder / 'db.sqlite3'}"
-    migrate(database)
+    database = databases.fresh(folder)
     server = start_gunicorn(database, folder / "gunicorn.log", workers=2, RECECO_REQUEST_READ_SECONDS=str(READ_SECONDS))
     request = urllib.request.Request(
         server.url + "/api/trpc/createReceiptFromPOS",
@@ -81,6 +82,17 @@ class Trickler(threading.Thread):
             self.sock.close()
 
 
+def _accepted(server) -> None:
+    """Wait until no connection waits in the listen queue: the workers took them all."""
+    deadline = time.monotonic() + 30
+    while True:
+        done = subprocess.run(["ss", "-Hltn", f"sport = :{server.port}"], capture_output=True, text=True, check=True)
+        if int(done.stdout.split()[1]) == 0:  # Recv-Q: connections not accepted yet
+            return
+        assert time.monotonic() < deadline, "the workers did not take the slow connections"
+        time.sleep(0.05)
+
+
 def _get_receipt(server, timeout: float) -> int:
     with urllib.request.urlopen(server.url + GET_PATH, timeout=timeout) as response:
         return response.status
@@ -92,7 +104,7 @@ def test_slow_clients_hold_no_worker(server):
     for client in slow:
         client.start()
     try:
-        time.sleep(0.5)  # every slow connection has been taken by a worker
+        _accepted(server)  # every slow connection has been taken by a worker
         # Before: each call waited for a worker held by a slow client (the review: 39 s),
         # past this timeout. A generous bound: the machine may be busy.
         statuses = [_get_receipt(server, timeout=5) for _ in range(20)]

@@ -26,8 +26,12 @@ def _listen(out: io.StringIO, *args: str) -> threading.Thread:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not Endpoint.objects.exists():
+    # Until it says it listens, which it says after it registered its endpoint: waiting
+    # for the endpoint alone let the test read the output before that line (seen on a
+    # busy machine).
+    deadline = time.monotonic() + 30
+    while "Listening for" not in out.getvalue():
+        assert thread.is_alive(), out.getvalue()
         assert time.monotonic() < deadline, out.getvalue()
         time.sleep(0.05)
     return thread

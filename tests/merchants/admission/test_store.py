@@ -40,7 +40,7 @@ def test_delete_removes_counters_and_says_how_many_there_were():
     assert store().delete([]) == 0
 
 
-@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+@pytest.mark.redis
 def test_in_redis_every_counter_expires_and_stays_under_the_prefix():
     store().count([Count("c:a", 61, True), Count("c:r", 61, False)], "v")
     store().add("c:u", 1, 600)

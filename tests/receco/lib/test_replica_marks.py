@@ -1,13 +1,11 @@
 """A replica one process marked down is skipped by the others (receco.lib.replicas), through
 Redis; the mark lapses unless the process probing the replica renews it."""
 
-import os
-
 import pytest
 
 from receco.lib import replicas
 
-pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
+pytestmark = pytest.mark.redis
 
 
 @pytest.fixture

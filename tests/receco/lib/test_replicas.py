@@ -14,10 +14,12 @@ import urllib.request
 import psycopg
 import pytest
 
-from tests.postgres_cluster import start_cluster, start_replica
-from tests.servers import manage, migrate, start_gunicorn
+from tests.postgres_cluster import start_replica
+from tests.servers import manage, start_gunicorn
 
 pytestmark = pytest.mark.postgres
+
+DATABASE = "receco_replicas"  # on the suite's own PostgreSQL server (private_cluster)
 
 
 def _sale(token: str, short_code: str) -> dict:
@@ -33,16 +35,15 @@ def _sale(token: str, short_code: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    primary = start_cluster()
+def stack(private_cluster, tmp_path_factory):
+    primary = private_cluster
     replica = None
     server = None
     try:
-        url = primary.create_database("receco")
-        migrate(url)
+        url = primary.migrated_database(DATABASE)
         replica = start_replica(primary)
         server = start_gunicorn(
-            url, tmp_path_factory.mktemp("replicas") / "gunicorn.log", DATABASE_REPLICA_URLS=replica.url("receco")
+            url, tmp_path_factory.mktemp("replicas") / "gunicorn.log", DATABASE_REPLICA_URLS=replica.url(DATABASE)
         )
         yield primary, replica, server
     finally:
@@ -50,7 +51,6 @@ def stack(tmp_path_factory):
             server.stop()
         if replica is not None:
             replica.stop()
-        primary.stop()
 
 
 def _call(server, path: str, body: dict | None = None, key: str | None = None) -> tuple[int, bytes]:
@@ -124,7 +124,7 @@ def test_reads_are_served_by_the_replica(stack):
     _caught_up(primary, replica)
     _replay(replica, paused=True)
     try:
-        with psycopg.connect(primary.url("receco"), autocommit=True) as connection:
+        with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
             connection.execute("UPDATE receipts_receipt SET location = 'Moved' WHERE short_code = 'REPL02'")
         assert _get_receipt(server, "rcpt_replica02_aaaaaa")[1]["result"]["data"]["location"] is None
     finally:
@@ -172,7 +172,7 @@ def test_a_void_and_a_refund_are_read_back_while_the_replica_lags(stack):
 
 def test_a_forgery_set_aside_is_not_shown_while_the_replica_lags(stack):
     primary, replica, server = stack
-    url = primary.url("receco")
+    url = primary.url(DATABASE)
     _manage(url, "createmerchant", "replica-keyed", "--name", "Keyed Shop", "--no-require-api-key")
     key = _manage(url, "createapikey", "replica-keyed", "--type", "live").strip().splitlines()[-1]
     genuine = {**_sale("rcpt_replica09_aaaaaa", "REPL09"), "merchant_string_id": "replica-keyed"}
@@ -196,13 +196,13 @@ def test_the_pages_read_the_replica_too(stack):
     primary, replica, server = stack
     _create(server, "rcpt_replica03_aaaaaa", "REPL03")
     _caught_up(primary, replica)
-    with psycopg.connect(primary.url("receco"), autocommit=True) as connection:
+    with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
         connection.execute("UPDATE receipts_receipt SET location = 'Only on the primary' WHERE short_code = 'REPL03'")
     _replay(replica, paused=True)
     try:
         # The update above may or may not have been replayed before the pause; a second
         # one after it certainly has not.
-        with psycopg.connect(primary.url("receco"), autocommit=True) as connection:
+        with psycopg.connect(primary.url(DATABASE), autocommit=True) as connection:
             connection.execute("UPDATE receipts_receipt SET location = 'Moved' WHERE short_code = 'REPL03'")
         status, page = _call(server, "/app/receipt/rcpt_replica03_aaaaaa")
         assert status == 200

@@ -8,8 +8,6 @@ import redis
 
 from receco.lib import sharedcache
 
-needs_redis = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://...")
-
 
 @pytest.fixture
 def held():
@@ -18,7 +16,7 @@ def held():
     client.close()
 
 
-@needs_redis
+@pytest.mark.redis
 def test_a_command_is_answered_and_an_error_reply_raised(held):
     name = sharedcache.key("test:held")
     assert held.execute("SET", name, 7, "EX", 10) == b"OK"
@@ -28,7 +26,7 @@ def test_a_command_is_answered_and_an_error_reply_raised(held):
     assert held.execute("DEL", name) == 1
 
 
-@needs_redis
+@pytest.mark.redis
 def test_a_reply_that_came_too_late_is_never_read_as_the_next_commands(held):
     # BLPOP blocks this connection alone for a second; each of the two tries gives up after 0.2 s.
     with pytest.raises(TimeoutError):  # the socket's, raised by the second try
