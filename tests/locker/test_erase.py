@@ -2,7 +2,6 @@
 locker's own sign-ins, sessions and counters erased with it."""
 
 import hashlib
-import os
 
 import pytest
 from django.test import Client
