@@ -75,6 +75,19 @@ def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedPro
     )
 
 
+def start_command(database_url: str, *args: str, stderr: Path, **env: str) -> subprocess.Popen:
+    """Run a management command on ``database_url`` with the servers' settings, as an
+    operator's shell does: its output on a pipe (``.stdout``, bytes), its errors in ``stderr``."""
+    with stderr.open("wb") as errors:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=_environment(database_url, env),
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+
+
 def start_gunicorn(
     database_url: str, log: Path, workers: int = 1, host: str = "127.0.0.1", access_log: bool = False, **env: str
 ) -> Gunicorn:

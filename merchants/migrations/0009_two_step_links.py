@@ -1,4 +1,3 @@
-
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
