@@ -65,11 +65,17 @@ def migrate(database_url: str) -> None:
 
 def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
     """Run a management command on ``database_url`` with the servers' settings; raise if it fails."""
+    finished = run_manage(database_url, *args, **env)
+    finished.check_returncode()
+    return finished
+
+
+def run_manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """Run a management command on ``database_url`` with the servers' settings, as it ends."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
         env=_environment(database_url, env),
-        check=True,
         capture_output=True,
         text=True,
     )
