@@ -3,21 +3,19 @@ however it ends, its endpoint goes (issue 32.10): stopped by SIGTERM it stayed r
 and enabled, and a shop's signed events went to whatever listened on that port later.
 
 The signals are real, sent to the command running as its own process on the suite's
-database (PostgreSQL), or on a SQLite file of its own when the suite runs on SQLite's
-in-memory database, which no other process can open. Every wait is for a condition (a
-line printed, the process gone), bounded only to fail rather than hang.
+database. Every wait is for a condition (a line printed, the process gone), bounded only
+to fail rather than hang.
 """
 
 import io
 import os
 import select
 import signal
-import sqlite3
 import threading
 import time
 import urllib.error
 import urllib.request
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -25,7 +23,7 @@ from django.db import connection
 from django.utils import timezone
 
 from messaging.outbox import sweep
-from tests.servers import forget_cache_prefix, manage, migrate, start_command
+from tests.servers import forget_cache_prefix, start_command
 from webhooks import endpoints
 from webhooks.endpoints import LISTENER_LEASE, create_endpoint
 from webhooks.management.commands import listenwebhooks
@@ -163,44 +161,25 @@ def test_renewing_pushes_the_expiry_back_but_not_for_one_expired(merchant, recei
 
 
 class Shared:
-    """A database the test and the command's process both reach."""
+    """The suite's database, which the command's process opens too (on SQLite a file:
+    tests/conftest.py), and what of it the command's endpoint is."""
 
-    def __init__(self, url: str, sqlite_path: str | None):
-        self.url, self.sqlite_path = url, sqlite_path
+    def __init__(self):
+        db = connection.settings_dict
+        if connection.vendor == "postgresql":
+            self.url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+        else:
+            self.url = f"sqlite:///{db['NAME']}"
 
     def endpoints(self) -> list[tuple[str, datetime | None]]:
         """(url, expires_at) of each endpoint, as committed."""
-        sql = "SELECT url, expires_at FROM webhooks_endpoint ORDER BY id"
-        if self.sqlite_path is None:
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
-                return list(cursor.fetchall())
-        with sqlite3.connect(self.sqlite_path) as database:
-            rows = database.execute(sql).fetchall()
-        return [(url, datetime.fromisoformat(at).replace(tzinfo=UTC) if at else None) for url, at in rows]
-
-
-@pytest.fixture(scope="module")
-def sqlite_file(tmp_path_factory) -> str | None:
-    """On SQLite, a database file of the module's own with the merchant in it."""
-    if connection.vendor != "sqlite":
-        yield None
-    else:
-        path = tmp_path_factory.mktemp("listen") / "db.sqlite3"
-        url = f"sqlite:///{path}"
-        migrate(url)
-        manage(url, "createmerchant", "mama-put", "--name", "Mama Put Kitchen", "--no-require-api-key")
-        yield str(path)
-    forget_cache_prefix()  # what the command's processes kept in the suite's Redis
+        return list(Endpoint.objects.order_by("pk").values_list("url", "expires_at"))
 
 
 @pytest.fixture
-def shared(sqlite_file, request) -> Shared:
-    if sqlite_file is not None:
-        return Shared(f"sqlite:///{sqlite_file}", sqlite_file)
-    request.getfixturevalue("merchant")  # committed: the test's transaction is not held open
-    db = connection.settings_dict
-    return Shared(f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", None)
+def shared(merchant) -> Shared:
+    yield Shared()
+    forget_cache_prefix()  # what the command's processes kept in the suite's Redis
 
 
 class Listener:
