@@ -18,7 +18,7 @@ from receipts.creation import create_receipt
 from receipts.lookup import find_receipt
 from receipts.refunds import refund, validate_refund, validate_void, void
 from receipts.representation import iso_utc, receipt_data
-from receipts.validation import validate_sale
+from receipts.validation import json_integer, validate_sale
 
 FORMATS = (None, "orf")
 
@@ -126,16 +126,18 @@ def _size(values: dict, name: str, required: bool = False) -> int | None:
     value = values.get(name)
     if value is None and not required:
         return None
-    if type(value) is not int or not 1 <= value <= proofs.MAX_SIZE:
+    size = json_integer(value)
+    if size is None or not 1 <= size <= proofs.MAX_SIZE:
         raise InvalidInput(f"{name}: Must be a JSON integer from 1 to {proofs.MAX_SIZE}")
-    return value
+    return size
 
 
 @query("getReceiptProof")
 def get_receipt_proof(call: Call) -> dict:
     values = _object_input(call)
     token = _token(values)
-    entry = values.get("entry") or "receipt"
+    entry = values.get("entry")
+    entry = "receipt" if entry is None else entry
     if entry not in bundles.ENTRIES:
         raise InvalidInput('entry: Must be "receipt", "void" or "set_aside", or absent for the receipt')
     size = _size(values, "tree_size")

@@ -53,13 +53,19 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
         inputs = [error] * len(names)
     if not batch:
         outcome = _run(request, names[0] if len(names) == 1 else path, inputs[0])
-        return _respond(outcome.body, outcome.status, outcome.retry_after, outcome.limits)
-    results = [_run(request, name, value) for name, value in zip(names, inputs, strict=True)]
-    statuses = {outcome.status for outcome in results}
-    status = statuses.pop() if len(statuses) == 1 else 207
-    retry_after = max((outcome.retry_after for outcome in results if outcome.retry_after), default=None)
-    limits = next((outcome.limits for outcome in reversed(results) if outcome.limits), None)
-    return _respond([outcome.body for outcome in results], status, retry_after, limits)
+        response = _respond(outcome.body, outcome.status, outcome.retry_after, outcome.limits)
+    else:
+        results = [_run(request, name, value) for name, value in zip(names, inputs, strict=True)]
+        statuses = {outcome.status for outcome in results}
+        status = statuses.pop() if len(statuses) == 1 else 207
+        retry_after = max((outcome.retry_after for outcome in results if outcome.retry_after), default=None)
+        limits = next((outcome.limits for outcome in reversed(results) if outcome.limits), None)
+        response = _respond([outcome.body for outcome in results], status, retry_after, limits)
+    if response.status_code == 405:
+        # The methods of the procedures called (RFC 9110, 15.5.6): GET for a query, POST for a mutation.
+        methods = {PROCEDURES[name].method for name in names if name in PROCEDURES}
+        set_made(response, "Allow", ", ".join(sorted(methods)))
+    return response
 
 
 def _query(request: HttpRequest) -> dict[str, str]:
@@ -171,6 +177,4 @@ def _respond(body, status: int, retry_after: int | None, limits: RateState | Non
     if limits is not None:
         for header, value in limits.headers().items():
             set_made(response, header, value)
-    if status == 405:
-        set_made(response, "Allow", "GET, POST")
     return response

@@ -6,18 +6,36 @@ class LedgerConfig(AppConfig):
     verbose_name = "Receipt log"
 
     def ready(self) -> None:
+        from django.core import checks
+
         from ledger import metrics, tasks
-        from receco.lib import signingkeys
         from receco.ops import health
         from receco.ops import metrics as ops_metrics
         from receipts import hooks
 
-        # A key configured but unreadable stops the process here, naming the variable.
-        signingkeys.keyring()
+        # Not read here: `makesigningkey` must start when RECECO_SIGNING_KEY_FILE names the
+        # file it is to make. The servers read it as they start (receco.wsgi, receco.asgi),
+        # and every other command at its system checks.
+        checks.register(check_signing_keys)
         health.register_detail("signing", signing_state)
         health.register_detail("log", log_state, reads_database=True)
         ops_metrics.register_collector(metrics.LogCollector())
         hooks.register(tasks.AppendOnCommit())
+
+
+def check_signing_keys(app_configs=None, **kwargs) -> list:
+    """System check: a key configured but unreadable stops manage.py's commands (runserver,
+    migrate, db_worker, appendlog, ...) before they run, naming the variable."""
+    from django.core import checks
+    from django.core.exceptions import ImproperlyConfigured
+
+    from receco.lib import signingkeys
+
+    try:
+        signingkeys.keyring()
+    except ImproperlyConfigured as error:
+        return [checks.Critical(str(error), id="ledger.E001")]
+    return []
 
 
 def signing_state() -> str:

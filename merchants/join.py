@@ -1,5 +1,7 @@
 """The page an invitation's link opens (merchants.team): the invitee chooses a user name
-and a password, which makes their dashboard account, once."""
+and a password, which makes their dashboard account, once. The invitation is proof
+beyond the password: this browser may then set up the account's authenticator app
+(merchants.enrolment)."""
 
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
@@ -7,7 +9,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from merchants import team
+from merchants import enrolment, team
 
 
 class JoinForm(forms.Form):
@@ -69,6 +71,7 @@ def join_view(site, request: HttpRequest, token: str) -> HttpResponse:
         except team.TeamError as error:
             context.update(title="This invitation no longer works", message=str(error))
             return TemplateResponse(request, "admin/team/join_gone.html", context, status=410)
+        enrolment.grant(request.session, user)
         context.update(title="Your account is ready", user_made=user, invitation=invitation)
         return TemplateResponse(request, "admin/team/joined.html", context)
     context.update(form=form, invitation=invitation)

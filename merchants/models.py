@@ -288,6 +288,24 @@ class Invitation(models.Model):
         return self.accepted_at is None and (now or timezone.now()) < self.expires_at
 
 
+class TwoStepLink(models.Model):
+    """A link that lets one dashboard user set up two-step sign-in (merchants.enrolment):
+    proof beyond the password, emailed to the user's address or given by the operator.
+    It works once, until ``expires_at``, in a session signed in as that user; making a new
+    one retires the user's others. Only a digest of its secret is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"two-step set-up link of {self.user}"
+
+
 class ApiKey(models.Model):
     """A merchant's API key. Only the public lookup id and a digest are stored; the key
     itself is shown once when it is made (merchants.keys) and can never be seen again."""

@@ -3,7 +3,8 @@ of today's figures, and every URL scoped to the user's merchants.
 
 Signing in takes two steps for users with an authenticator app, and for the operator
 and shop owners when RECECO_DASHBOARD_REQUIRE_2FA is on (merchants.twofactor): until the
-second is done, every page sends the session to it (merchants.signin_views).
+second is done, every page sends the session to it (merchants.signin_views). Setting the
+app up takes proof beyond the password (merchants.enrolment).
 
 Django's "view on site" shortcut (``/admin/r/<content type>/<id>/``) redirects any staff
 user to any object's page; here it goes only to objects the user may view in this site
@@ -86,6 +87,7 @@ class DashboardSite(admin.AdminSite):
         two_step = [
             path("sign-in/code/", never_cache(self._code_view), name="sign_in_code"),
             path("two-step/", never_cache(self._two_step_view), name="two_step"),
+            path("two-step/link/", never_cache(self._two_step_link_view), name="two_step_link"),
             # An invitation's link: before any account exists, so outside the admin's wrapper.
             path("join/<str:token>/", never_cache(self._join_view), name="join"),
         ]
@@ -105,6 +107,9 @@ class DashboardSite(admin.AdminSite):
 
     def _two_step_view(self, request: HttpRequest):
         return signin_views.two_step_view(self, request)
+
+    def _two_step_link_view(self, request: HttpRequest):
+        return signin_views.link_view(self, request)
 
     def view_on_site(self, request: HttpRequest, content_type_id: int, object_id: str) -> HttpResponseRedirect:
         """Redirect to the page of an object this user may view here; Http404 otherwise."""

@@ -81,6 +81,15 @@ def confirm_authenticator(device: TOTPDevice, code: str) -> list[str] | None:
         return new_recovery_codes(device.user)
 
 
+def reset(user) -> bool:
+    """Remove ``user``'s authenticator apps and recovery codes (a lost phone); return
+    whether there were any. Setting up a new app then takes proof again (merchants.enrolment)."""
+    with transaction.atomic():
+        apps, _ = TOTPDevice.objects.filter(user=user).delete()
+        codes, _ = StaticDevice.objects.filter(user=user).delete()
+    return bool(apps or codes)
+
+
 def new_recovery_codes(user) -> list[str]:
     """Replace ``user``'s recovery codes with ten new ones and return them: the only time
     they exist in the clear."""

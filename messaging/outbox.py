@@ -307,9 +307,12 @@ def sweep(now: datetime | None = None) -> int:
 
     Due: a retry whose time has come; one pending for STALE_AFTER (its wake-up was lost);
     one "sending" for STALE_AFTER (its sender died): that attempt is recorded as failed,
-    and the delivery is tried again as its channel's Retry says, or fails for good.
+    and the delivery is tried again as its channel's Retry says, or fails for good. Each
+    channel tidies first what it keeps past its time (``Transport.sweep``).
     """
     now = now or timezone.now()
+    for transport in transports.registered():
+        transport.sweep(now)
     stale = now - STALE_AFTER
     count = 0
     for delivery in Delivery.objects.filter(status=Delivery.Status.SENDING, updated_at__lt=stale):

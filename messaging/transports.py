@@ -117,6 +117,9 @@ class Transport:
     def recorded(self, delivery: Delivery, outcome: Outcome) -> None:
         """Record what the channel keeps of an attempt, in the transaction that records it."""
 
+    def sweep(self, now: datetime) -> None:
+        """Tidy what the channel keeps past its time; the outbox's sweep calls it first."""
+
     def lane(self, destination: str) -> str:
         return f"{self.channel}:{destination}" if self.lane_per_destination else self.channel
 
@@ -194,6 +197,11 @@ _TRANSPORTS: dict[str, Transport] = {}
 def register(transport: Transport) -> None:
     """Send the deliveries of ``transport.channel`` with ``transport`` (an app's ``ready()``)."""
     _TRANSPORTS[transport.channel] = transport
+
+
+def registered() -> list[Transport]:
+    """Every registered transport."""
+    return list(_TRANSPORTS.values())
 
 
 def transport(channel: str) -> Transport:

@@ -47,14 +47,27 @@ DEFAULT_STATUS = "completed"
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """An integer that must arrive as a JSON integer: ``"100"``, ``100.0`` and ``true`` are refused."""
+    """An integer that must arrive as a JSON number with no fraction: ``100`` and ``100.0``
+    (JSON Schema's ``integer`` admits both) are 100; ``100.5``, ``"100"`` and ``true`` are refused."""
 
     default_error_messages = {"invalid": "Must be a JSON integer, not a string or a decimal."}
 
     def to_internal_value(self, data):
-        if type(data) is not int:
+        whole = json_integer(data)
+        if whole is None:
             self.fail("invalid")
-        return super().to_internal_value(data)
+        return super().to_internal_value(whole)
+
+
+def json_integer(value: object) -> int | None:
+    """``value`` as an integer if it is a JSON number with no fraction (``1556`` or
+    ``1556.0``, as JSON Schema's ``integer`` reads them), else None (``1556.5``, a string, a
+    boolean)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
 
 
 class StrictCharField(serializers.CharField):

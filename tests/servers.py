@@ -73,14 +73,33 @@ def migrate(database_url: str) -> None:
 
 def manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
     """Run a management command on ``database_url`` with the servers' settings; raise if it fails."""
+    finished = run_manage(database_url, *args, **env)
+    finished.check_returncode()
+    return finished
+
+
+def run_manage(database_url: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """Run a management command on ``database_url`` with the servers' settings, as it ends."""
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
         env=_environment(database_url, env),
-        check=True,
         capture_output=True,
         text=True,
     )
+
+
+def start_command(database_url: str, *args: str, stderr: Path, **env: str) -> subprocess.Popen:
+    """Run a management command on ``database_url`` with the servers' settings, as an
+    operator's shell does: its output on a pipe (``.stdout``, bytes), its errors in ``stderr``."""
+    with stderr.open("wb") as errors:
+        return subprocess.Popen(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=_environment(database_url, env),
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
 
 
 def start_gunicorn(

@@ -1,9 +1,10 @@
 """Making webhook endpoints and rolling their secrets: the rules the admin and the
-``createwebhook`` command share."""
+``createwebhook`` command share; and the listeners' endpoints (``listenwebhooks``), which
+expire unless the listener renews them."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,6 +16,8 @@ from webhooks.models import Endpoint, EventType
 from webhooks.signing import new_secret
 
 UNKNOWN_EVENT = "Unknown event type {name!r}; choose from {choices}"
+# A listener's endpoint lives this long after its listener last renewed it.
+LISTENER_LEASE = timedelta(minutes=2)
 
 
 def validate_event_types(names: list[str]) -> list[str]:
@@ -25,10 +28,13 @@ def validate_event_types(names: list[str]) -> list[str]:
     return [value for value in EventType.values if value in names]
 
 
-def create_endpoint(merchant: Merchant, url: str, event_types: list[str] = (), description: str = "") -> Endpoint:
+def create_endpoint(
+    merchant: Merchant, url: str, event_types: list[str] = (), description: str = "", expires_at=None
+) -> Endpoint:
     """Make an enabled endpoint of ``merchant`` with a fresh secret (on ``endpoint.secret``).
 
-    ``event_types`` empty: every type. Raises ValidationError for a URL or event type not allowed.
+    ``event_types`` empty: every type. ``expires_at``: a listener's endpoint, which expires
+    then unless renewed. Raises ValidationError for a URL or event type not allowed.
     """
     validate_url(url)
     endpoint = Endpoint(
@@ -37,6 +43,7 @@ def create_endpoint(merchant: Merchant, url: str, event_types: list[str] = (), d
         event_types=validate_event_types(list(event_types)),
         description=description.strip()[:200],
         secret=new_secret(),
+        expires_at=expires_at,
     )
     endpoint.full_clean()
     endpoint.save()
@@ -54,3 +61,20 @@ def roll_secret(endpoint: Endpoint, grace: timedelta) -> str:
         endpoint.secret = new_secret()
         endpoint.save(update_fields=["secret", "previous_secret", "previous_secret_expires_at", "updated_at"])
     return endpoint.secret
+
+
+def renew(endpoint: Endpoint, now: datetime | None = None) -> bool:
+    """Give a listener's endpoint LISTENER_LEASE more from ``now``; False when its time was
+    up already, or it is gone (removed by the sweep, or deleted in the dashboard)."""
+    now = now or timezone.now()
+    return bool(Endpoint.objects.filter(pk=endpoint.pk, expires_at__gt=now).update(expires_at=now + LISTENER_LEASE))
+
+
+def remove_expired(now: datetime | None = None) -> int:
+    """Delete the listeners' endpoints whose time is up, with their deliveries; return how many."""
+    expired = Endpoint.objects.filter(expires_at__lte=now or timezone.now())
+    count = 0
+    for endpoint in expired:
+        endpoint.delete()
+        count += 1
+    return count

@@ -50,6 +50,10 @@ class Endpoint(models.Model):
     previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     # Set at the first failed attempt after a success (or ever); cleared by a success.
     failing_since = models.DateTimeField(null=True, blank=True)
+    # Set on the endpoints ``listenwebhooks`` makes (a listener's), which it pushes back
+    # while it runs: past it nothing is sent there, and the outbox's sweep removes the
+    # endpoint, so that a listener killed outright leaves nothing live (webhooks.endpoints).
+    expires_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -62,6 +66,10 @@ class Endpoint(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+    def expired(self, now=None) -> bool:
+        """Whether this is a listener's endpoint whose time is up."""
+        return self.expires_at is not None and self.expires_at <= (now or timezone.now())
 
     def signing_secrets(self, now=None) -> list[str]:
         """The secrets that sign a request now: the current one, and during a roll's grace the previous one."""

@@ -2,7 +2,8 @@
 attempt leaves behind (messaging.transports).
 
 ``send`` signs the event's body with the endpoint's secrets and POSTs it (webhooks.client:
-address checks, no redirect, TIMEOUT for the whole exchange). A 2xx answer is success; a
+address checks, no redirect, TIMEOUT for the whole exchange); nothing goes to a listener's
+endpoint past its expiry, and the sweep removes such endpoints. A 2xx answer is success; a
 timeout, a connection error or any other answer is tried again after 1, 3, 9, 27 minutes
 … (at most 6 hours) for RETRY_FOR, then the delivery fails. ``recorded`` keeps every try
 as an Attempt, and an endpoint whose delivery failed that way, with no success since it
@@ -20,7 +21,7 @@ from django.utils import timezone
 from messaging.models import Delivery
 from messaging.transports import Dropped, Failed, Outcome, Retry, Sent, Transport
 from receco.ops import metrics
-from webhooks import client, listeners, notices
+from webhooks import client, endpoints, listeners, notices
 from webhooks.models import WEBHOOK, Attempt, Endpoint, Event
 from webhooks.signing import EVENT_ID_HEADER, HEADER, signature_header
 
@@ -42,6 +43,10 @@ class WebhookTransport(Transport):
             # Deleted while the sale that made the delivery was being stored (they have no
             # constraint in the database: webhooks.models): it has nowhere to go.
             raise Dropped("its endpoint or event no longer exists")
+        if endpoint.expired():
+            # A listener's (listenwebhooks) that stopped renewing it: whatever listens on
+            # its port now is not the merchant's. The sweep removes the endpoint.
+            raise Dropped("its listener's endpoint expired")
         if not endpoint.enabled:
             raise Failed("endpoint disabled", permanent=True)
         body = event.body.encode()
@@ -56,6 +61,10 @@ class WebhookTransport(Transport):
         if not 200 <= answer.status < 300:
             raise Failed(f"answered HTTP {answer.status}", status_code=answer.status, duration_ms=answer.duration_ms)
         return Sent(status_code=answer.status, duration_ms=answer.duration_ms)
+
+    def sweep(self, now) -> None:
+        """Remove the listeners' endpoints whose time is up."""
+        endpoints.remove_expired(now)
 
     def recorded(self, delivery: Delivery, outcome: Outcome) -> None:
         """The attempt, and the endpoint's state: failing since the first failure after a

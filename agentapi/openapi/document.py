@@ -17,6 +17,7 @@ from agentapi import procedures  # noqa: F401  (registers the procedures)
 from agentapi.openapi.fields import serializer_schema
 from agentapi.openapi.inputs import INPUTS, NOTES
 from agentapi.openapi.outputs import OUTPUTS, SCHEMAS
+from agentapi.openapi.rules import ACROSS, FIELDS
 from merchants.admission import limits
 from receco.lib.trpc import API_PREFIX, HTTP_STATUS, JSONRPC_ERROR_CODE, PROCEDURES, Procedure
 
@@ -32,7 +33,9 @@ read `error.data.code`. Queries are GET with the input as URL-encoded JSON in th
 Send `Authorization: Bearer <API key>` when you have a key (a bare `Authorization: <key>`
 works too). Reading a receipt and attaching a contact need none; refunds and voids need
 the merchant's key, and so does creating receipts for a merchant that requires it.
-Amounts are integers in minor units (kobo, cents).
+Amounts are integers in minor units (kobo, cents). An integer may be written as a number
+with no fraction (`1556.0` is 1556, as JSON Schema reads it); `1556.5` and `"1556"` are
+refused.
 
 Batching, as tRPC's httpBatchLink does it: `/api/trpc/getReceipt,getReceipt?batch=1`
 with the inputs keyed `{"0": …, "1": …}` (in `input` for queries, in the body for
@@ -55,7 +58,7 @@ ERRORS = [
      "`Merchant not found`, or of the log: no checkpoint (of that size) yet, or a receipt not in it yet (with "
      "Retry-After: ask again then)"),
     (405, "METHOD_NOT_SUPPORTED", "MethodNotSupported", "Any other method than the procedure's (GET for a query, "
-     "POST for a mutation); the Allow header lists GET, POST"),
+     "POST for a mutation), which the Allow header names"),
     (409, "CONFLICT", "Conflict", "The request contradicts an earlier one"),
     (413, "PAYLOAD_TOO_LARGE", "PayloadTooLarge", "The body is over the service's limit (1 MiB unless configured)"),
     (414, "PAYLOAD_TOO_LARGE", "UriTooLong", "The request line is over 8190 bytes (refused by the HTTP server; "
@@ -142,6 +145,7 @@ def build(registry: dict[str, Procedure] = PROCEDURES) -> dict:
 def _path(name: str, procedure: Procedure) -> dict:
     described = INPUTS[name]
     schema = _annotated(serializer_schema(described.serializer()), NOTES.get(name, {}))
+    schema = {**_stated(schema, FIELDS.get(name, {})), **ACROSS.get(name, {})}
     operation = {
         "operationId": name,
         "summary": described.summary,
@@ -154,11 +158,15 @@ def _path(name: str, procedure: Procedure) -> dict:
         # (openapi-python-client among them) drop a parameter declared with "content", and
         # leave their users no way to send it.
         schema["examples"] = [described.example]
+        # An input with no required field may be left out (or be null): {} is read then.
+        required = bool(schema.get("required"))
+        if not required:
+            schema["type"] = ["object", "null"]
         operation["parameters"] = [
             {
                 "name": "input",
                 "in": "query",
-                "required": True,
+                "required": required,
                 "description": "The input as JSON, URL-encoded like any query value: " + _json(described.example),
                 "schema": {
                     "type": "string",
@@ -188,16 +196,29 @@ def input_of(operation: dict) -> tuple[dict, dict]:
     return schema, schema["examples"][0]
 
 
+def _field(schema: dict, path: str) -> dict:
+    """The schema of the field ``path`` names (``items[].sku``, ``payment_details.card_last4``)
+    inside ``schema``; raises KeyError for a field it does not have."""
+    node = schema
+    for part in path.split("."):
+        node = node["properties"][part.removesuffix("[]")]
+        if part.endswith("[]"):
+            node = node["items"]
+    return node
+
+
+def _stated(schema: dict, rules: dict[str, dict]) -> dict:
+    """``schema`` with each field's rules (agentapi.openapi.rules) merged into its schema."""
+    for path, rule in rules.items():
+        _field(schema, path).update(rule)
+    return schema
+
+
 def _annotated(schema: dict, notes: dict[str, str]) -> dict:
     """``schema`` with the description of each field ``notes`` names (``items[].sku``,
     ``payment_details.card_last4``); raises KeyError for a field it does not have."""
     for path, note in notes.items():
-        node = schema
-        for part in path.split("."):
-            node = node["properties"][part.removesuffix("[]")]
-            if part.endswith("[]"):
-                node = node["items"]
-        node["description"] = note
+        _field(schema, path)["description"] = note
     return schema
 
 

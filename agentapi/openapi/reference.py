@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from agentapi.openapi.document import ERRORS, document, input_of
+from agentapi.openapi.fields import spells_out_trimming
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ _RULES = [
     ("maximum", "at most {}"),
     ("minLength", "at least {} characters"),
     ("maxLength", "at most {} characters"),
+    ("x-maxLength", "at most {} characters, surrounding spaces trimmed"),
     ("minItems", "at least {} of them"),
     ("maxItems", "at most {} of them"),
     ("pattern", "matches {}"),
@@ -168,9 +170,11 @@ def _rules(schema: dict) -> str:
     rules = [
         text.format(f"{schema[key]:,}" if isinstance(schema[key], int) else schema[key])
         for key, text in _RULES
-        if key in schema and not (key == "minLength" and schema[key] == 1)
+        if key in schema
+        and not (key == "minLength" and schema[key] == 1)
+        and not (key == "pattern" and spells_out_trimming(schema[key]))
     ]
-    if schema.get("minLength") == 1:
+    if schema.get("minLength") == 1 or schema.get("x-minLength") == 1:
         rules.insert(0, "not blank")
     if "default" in schema:
         rules.append(f"default {json.dumps(schema['default'])}")

@@ -61,6 +61,24 @@ def test_it_accepts_sdk_tokens_without_the_rcpt_form(api, sale):
     assert body["result"]["data"]["token"] == "k3j9x0a8b7c6d5e4f3g2h1"
 
 
+def test_a_whole_number_written_with_a_point_is_that_integer(api, sale):
+    """JSON Schema's integer admits 1556.0, and a client generated from the document may
+    send it (issue 32.14: refused as "not an integer"). It is 1556, the same sale as 1556:
+    a replay with 1556 is the same receipt. A fraction stays refused."""
+    sale["total_amount"], sale["items"][0]["quantity"] = 130000.0, 2.0
+    status, body = api.post(PATH, sale)
+    assert status == 200
+    stored = Receipt.objects.get()
+    assert (stored.total_amount, type(stored.total_amount)) == (130000, int)
+    assert stored.items[0]["quantity"] == 2
+    assert type(stored.items[0]["quantity"]) is int
+    replay = {**sale, "total_amount": 130000, "items": [{**sale["items"][0], "quantity": 2}, sale["items"][1]]}
+    assert api.post(PATH, replay) == (200, body)
+    status, refused = api.post(PATH, {**sale, "token": "rcpt_fraction01_aaaaaa", "total_amount": 1556.5})
+    assert status == 400
+    assert refused["error"]["message"] == "total_amount: Must be a JSON integer, not a string or a decimal"
+
+
 def test_it_reads_offsets_and_stores_utc(api, sale):
     sale["transaction_date"] = "2026-11-22T11:15:00+01:00"
     api.post(PATH, sale)

@@ -11,7 +11,9 @@ from gunicorn.http import errors as gunicorn_errors
 from openapi_spec_validator import validate
 from rest_framework import fields, serializers
 
+from agentapi.openapi import rules
 from agentapi.openapi.document import build, document, input_of
+from agentapi.openapi.fields import text_pattern
 from agentapi.openapi.inputs import INPUTS
 from receco.lib.gunicorn_workers import refusal
 from receco.lib.trpc import HTTP_STATUS, PROCEDURES, Procedure
@@ -49,6 +51,18 @@ def test_queries_take_their_input_as_json_in_the_input_parameter():
     assert parameter["schema"]["contentMediaType"] == "application/json"
     assert parameter["schema"]["contentSchema"]["required"] == ["token"]
     assert json.loads(parameter["schema"]["examples"][0]) == {"token": "K7P2QX"}
+
+
+@pytest.mark.parametrize(
+    ("name", "required"),
+    [("getReceipt", True), ("getReceiptProof", True), ("getLogConsistency", True), ("getLogCheckpoint", False)],
+)
+def test_an_input_with_no_required_field_is_optional(name, required):
+    """getLogCheckpoint's input was marked required; left out, it is the latest checkpoint."""
+    (parameter,) = document()["paths"][f"/api/trpc/{name}"]["get"]["parameters"]
+    assert parameter["required"] is required
+    kinds = parameter["schema"]["contentSchema"]["type"]
+    assert kinds == ("object" if required else ["object", "null"])
 
 
 def test_it_names_the_service_as_its_server():
@@ -186,10 +200,15 @@ def test_every_field_is_described_as_its_serializer_reads_it(name, path, field):
     else:
         assert isinstance(field, fields.CharField)
         assert types - {"null"} == {"string"}
-        assert schema.get("maxLength") == field.max_length
-        assert schema.get("minLength", 0) == (0 if field.allow_blank else 1)
+        # Lengths count the trimmed text: for readers only (the pattern says them to machines).
+        assert "maxLength" not in schema
+        assert schema.get("x-maxLength") == field.max_length
+        assert schema.get("x-minLength", 0) == (0 if field.allow_blank else 1)
         patterns = [validator.regex.pattern for validator in field.validators if isinstance(validator, RegexValidator)]
-        assert schema.get("pattern") == (patterns[0] if patterns else None)
+        stated = rules.FIELDS.get(name, {}).get(path, {}).get("pattern")
+        assert schema["pattern"] == (
+            stated or (patterns[0] if patterns else text_pattern(field.max_length, field.allow_blank))
+        )
 
 
 def test_each_input_has_no_field_its_serializer_lacks():
@@ -224,6 +243,6 @@ def _resolve(node: dict) -> dict:
 
 def test_the_sale_may_name_its_till():
     terminal = _input_schema("createReceiptFromPOS")["properties"]["terminal_id"]
-    assert terminal["maxLength"] == 32
+    assert terminal["x-maxLength"] == 32
     assert "numbered in its own series" in terminal["description"]
     assert "terminal_id" not in _input_schema("createReceiptFromPOS")["required"]

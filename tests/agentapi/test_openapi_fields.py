@@ -4,7 +4,7 @@ import pytest
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from agentapi.openapi.fields import field_schema, serializer_schema
+from agentapi.openapi.fields import SPACE, field_schema, serializer_schema, text_pattern
 from agentapi.openapi.inputs import REFERENCE_RE
 from receco.errors import InvalidInput
 from receipts.codes import parse_reference
@@ -33,12 +33,12 @@ def test_it_describes_each_kind_of_field():
         "properties": {
             "code": {
                 "type": "string",
-                "minLength": 1,
-                "maxLength": 6,
                 "pattern": "^[A-Z]{6}$",
+                "x-minLength": 1,
+                "x-maxLength": 6,
                 "description": "Six letters",
             },
-            "note": {"type": ["string", "null"], "maxLength": 200},
+            "note": {"type": ["string", "null"], "pattern": text_pattern(200, True), "x-maxLength": 200},
             "amount": {"type": "integer", "minimum": 0, "maximum": 10**15},
             "rate": {"type": "number", "minimum": 0, "maximum": 100},
             "format": {"enum": ["orf", None]},
@@ -53,7 +53,7 @@ def test_it_describes_each_kind_of_field():
 _LINE = {
     "type": "object",
     "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 100},
+        "name": {"type": "string", "pattern": text_pattern(100, False), "x-minLength": 1, "x-maxLength": 100},
         "inclusive": {"type": "boolean", "default": False},
     },
     "required": ["name"],
@@ -97,3 +97,58 @@ def test_the_reference_pattern_accepts_what_parse_reference_reads(reference):
     except InvalidInput:
         readable = False
     assert bool(REFERENCE_RE.match(reference)) == readable
+
+
+TEXTS = [
+    "",
+    " ",
+    "\u00a0",
+    "\x1c",
+    "\u3000",
+    "\ufeff",
+    "a",
+    " a ",
+    "\u2003a\u2003",
+    "a\x00",
+    "\x00",
+    "ab",
+    "a b",
+    "abc",
+    "abcd",
+    " abcd ",
+    "abcde",
+    "\nabcd\t",
+    "a\u0085",
+    "\u200bab",
+    "é" * 4,
+    "😀😀😀😀",
+    "😀" * 5,
+    "a\nb",
+]
+
+
+@pytest.mark.parametrize("blank", [True, False])
+@pytest.mark.parametrize("max_length", [1, 2, 4, None])
+def test_the_text_pattern_reads_text_as_drfs_charfield_does(max_length, blank):
+    """DRF trims, then counts and refuses blank, and refuses NUL anywhere: maxLength and
+    minLength alone counted the spaces it trims (issue 32.14: schemathesis both ways)."""
+    import re
+
+    field = StrictCharField(max_length=max_length, allow_blank=blank)
+    pattern = re.compile(text_pattern(max_length, blank))
+    for text in TEXTS:
+        try:
+            field.run_validation(text)
+            accepted = True
+        except serializers.ValidationError:
+            accepted = False
+        assert bool(pattern.search(text)) == accepted, (text, max_length, blank)
+
+
+def test_the_whitespace_class_is_what_str_strip_removes():
+    import re
+
+    space = re.compile(SPACE)
+    assert [chr(code) for code in range(0x110000) if space.fullmatch(chr(code))] == [
+        chr(code) for code in range(0x110000) if chr(code).isspace()
+    ]

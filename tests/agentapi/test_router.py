@@ -24,17 +24,33 @@ def test_a_nested_path_is_not_found(api):
     assert body["error"]["data"]["code"] == "NOT_FOUND"
 
 
-@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS", "GET"])
 def test_other_methods_are_not_supported(api, method):
-    response = api.request(method, "createReceiptFromPOS", data="{}", content_type="application/json")
+    """Allow names the procedure's one method: it said GET, POST on every path (issue 32.14,
+    schemathesis's allow_header_conformance)."""
+    body = {} if method == "GET" else {"data": "{}", "content_type": "application/json"}
+    response = api.request(method, "createReceiptFromPOS", **body)
     assert response.status_code == 405
-    assert response["Allow"] == "GET, POST"
+    assert response["Allow"] == "POST"
     assert json.loads(response.content) == error_envelope(
         405,
         "METHOD_NOT_SUPPORTED",
         f"createReceiptFromPOS is a mutation: call it with POST, not {method}",
         "createReceiptFromPOS",
     )
+
+
+@pytest.mark.parametrize("method", ["POST", "OPTIONS", "PUT"])
+def test_a_query_allows_get_alone(api, method):
+    response = api.request(method, "getReceipt", data="{}", content_type="application/json")
+    assert response.status_code == 405
+    assert response["Allow"] == "GET"
+
+
+def test_a_batch_of_both_kinds_allows_both(api):
+    response = api.request("PUT", "getReceipt,voidReceipt?batch=1")
+    assert response.status_code == 405
+    assert response["Allow"] == "GET, POST"
 
 
 def test_an_oversized_body_is_refused_before_parsing(api, settings):

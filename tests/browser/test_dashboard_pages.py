@@ -134,8 +134,11 @@ def test_a_shop_owner_signs_in_with_a_second_factor_on_a_phone(
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.screenshot(path=artifacts / "dashboard-sign-in-step-2-360x740.png")
     code = str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6)
-    page.get_by_label("Code").fill(code)
-    page.get_by_role("button", name="Sign in").click()
+    field = page.get_by_label(re.compile(r"^Code"))
+    # The phone's number pad, and the code its messages app or authenticator offers.
+    assert (field.get_attribute("inputmode"), field.get_attribute("autocomplete")) == ("numeric", "one-time-code")
+    field.fill(code)
+    page.get_by_role("button", name="Sign in", exact=True).click()
     # Straight on to the page asked for.
     expect(page.get_by_role("heading", level=1)).to_have_text("API keys")
     page.get_by_role("button", name="Sign out").click()
@@ -145,8 +148,82 @@ def test_a_shop_owner_signs_in_with_a_second_factor_on_a_phone(
     page.get_by_label("Username").fill(owner.username)
     page.get_by_label("Password").fill("not-used-in-tests")
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_text("(10 left)")).to_be_visible()
-    page.get_by_label("Code").fill(recovery[0].upper())
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("No phone? Use a recovery code (10 left)").click()
+    recovery_field = page.get_by_label("Recovery code")
+    assert recovery_field.get_attribute("inputmode") is None  # recovery codes have letters
+    recovery_field.fill(recovery[0].upper())
+    page.get_by_role("button", name="Use the recovery code").click()
     expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: "))).to_be_visible()
     assert twofactor.recovery_codes_left(owner) == 9
+
+
+def test_a_shop_owner_sets_up_two_step_sign_in_on_a_phone_with_the_emailed_link(
+    phone, browser, live_server, owner, settings, mailoutbox, artifacts
+):
+    """Issue 32.9: the password alone sets up nothing; the link emailed to the owner, opened
+    on the phone, does; the phone opens its authenticator app by an otpauth:// link."""
+    from django_otp.oath import TOTP
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from merchants import twofactor
+
+    settings.RECECO_DASHBOARD_REQUIRE_2FA = True
+    owner.email = "olu@mama-put.example"
+    owner.save()
+    page = phone.page
+    page.goto(f"{live_server.url}/admin/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("not-used-in-tests")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("a password alone does not set up two-step sign-in")).to_be_visible()
+    expect(page.locator(".two-step-qr")).to_have_count(0)
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=artifacts / "dashboard-two-step-prove-360x740.png", full_page=True)
+    page.get_by_role("button", name="Email me the set-up link").click()
+    expect(page.get_by_text("We sent the link to o*******@mama-put.example.")).to_be_visible()
+
+    (message,) = mailoutbox
+    link = re.search(r"https?://\S+/admin/two-step/link/\?key=\S+", message.body)[0]
+    page.goto(link)
+    page.get_by_role("button", name="Set up my authenticator app").click()
+    expect(page.get_by_role("heading", name="Set up two-step sign-in")).to_be_visible()
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    app_link = page.get_by_role("link", name="Add Receco to your authenticator app")
+    expect(app_link).to_be_visible()
+    device = TOTPDevice.objects.get(user=owner)
+    assert app_link.get_attribute("href") == device.config_url
+    assert device.config_url.startswith("otpauth://totp/Receco%3Aolu?secret=")
+    field = page.get_by_label("Code from the app")
+    assert (field.get_attribute("inputmode"), field.get_attribute("autocomplete")) == ("numeric", "one-time-code")
+    page.screenshot(path=artifacts / "dashboard-two-step-setup-360x740.png", full_page=True)
+
+    field.fill(str(TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift).token()).zfill(6))
+    page.get_by_role("button", name="Turn on two-step sign-in").click()
+    expect(page.get_by_role("list", name="Recovery codes").locator("code")).to_have_count(10)
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=artifacts / "dashboard-two-step-recovery-codes-360x740.png", full_page=True)
+    page.get_by_role("link", name="I have kept them: continue").click()
+    expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: "))).to_be_visible()
+    assert twofactor.enrolled(owner)
+
+    # The link is for a phone: on a computer the QR code is what the phone beside it scans.
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        desk = context.new_page()
+        TOTPDevice.objects.filter(user=owner).delete()
+        twofactor.new_recovery_codes(owner)
+        desk.goto(f"{live_server.url}/admin/")
+        desk.get_by_label("Username").fill(owner.username)
+        desk.get_by_label("Password").fill("not-used-in-tests")
+        desk.get_by_role("button", name="Sign in").click()
+        from merchants import enrolment
+
+        desk.goto(live_server.url + enrolment.link_path(enrolment.make_link(owner, enrolment.EMAIL_VALIDITY)))
+        desk.get_by_role("button", name="Set up my authenticator app").click()
+        expect(desk.locator(".two-step-qr svg")).to_be_visible()
+        expect(desk.locator(".two-step-app-link")).to_be_hidden()
+    finally:
+        context.close()

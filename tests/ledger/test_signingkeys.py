@@ -11,6 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 
 from receco.lib import signingkeys
+from tests.servers import run_manage
 
 
 @pytest.fixture
@@ -82,3 +83,34 @@ def test_the_appender_command_refuses_to_run_without_a_key(fresh, db):
     fresh.RECECO_SIGNING_KEY_FILE = ""
     with pytest.raises(CommandError, match="Signing is off: no signing key configured"):
         call_command("appendlog", once=True)
+
+
+def test_makesigningkey_makes_the_file_the_environment_names(tmp_path):
+    """An integrator's finding: with RECECO_SIGNING_KEY_FILE naming the file, `makesigningkey
+    --file` that file stopped at start-up (ImproperlyConfigured: no file at ...) before it
+    could make it. In a process of its own, as an operator runs it."""
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    named = tmp_path / "secrets" / "signing.json"
+    made = run_manage(database, "makesigningkey", "--file", str(named), RECECO_SIGNING_KEY_FILE=str(named))
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("Made signing key ")
+    assert f" in {named}\n" in made.stdout
+    assert json.loads(named.read_text())["keys"][0]["d"]
+    # And with no --file: the file the variable names.
+    other = tmp_path / "other.json"
+    made = run_manage(database, "makesigningkey", RECECO_SIGNING_KEY_FILE=str(other))
+    assert made.returncode == 0, made.stderr
+    assert other.exists()
+
+
+def test_a_key_file_named_but_missing_still_stops_the_servers_and_the_other_commands(tmp_path):
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    missing = {"RECECO_SIGNING_KEY_FILE": str(tmp_path / "nowhere.json")}
+    checked = run_manage(database, "check", **missing)
+    assert checked.returncode == 1
+    assert f"(ledger.E001) RECECO_SIGNING_KEY_FILE: no file at {tmp_path / 'nowhere.json'}" in checked.stderr
+    served = run_manage(database, "shell", "-c", "import receco.wsgi", **missing)
+    assert served.returncode == 1
+    assert "ImproperlyConfigured: RECECO_SIGNING_KEY_FILE: no file at" in served.stderr
+    started = run_manage(database, "shell", "-c", "import receco.wsgi; print('served')")
+    assert (started.returncode, started.stdout.splitlines()[-1]) == (0, "served")

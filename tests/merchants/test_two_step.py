@@ -39,6 +39,16 @@ def _authenticator(user) -> TOTPDevice:
     return TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=True)
 
 
+def _emailed_link(client, user) -> None:
+    """The proof a password alone does not give (merchants.enrolment): the set-up link
+    emailed to the user, opened and used in this session."""
+    user.email = "olu@mama-put.example"
+    user.save()
+    client.post("/admin/two-step/", {"action": "email-link"})
+    link = re.search(r"https?://[^/\s]+(/admin/two-step/link/\?key=\S+)", mail.outbox[-1].body)[1]
+    assert client.post(link)["Location"] == "/admin/two-step/"
+
+
 def test_an_owner_without_an_app_is_sent_to_set_one_up_and_reaches_nothing_else(client, owner):
     response = _password(client, owner)
     assert response.status_code == 302
@@ -53,6 +63,7 @@ def test_an_owner_without_an_app_is_sent_to_set_one_up_and_reaches_nothing_else(
 
 def test_setting_up_shows_a_qr_code_confirms_a_code_and_shows_recovery_codes_once(client, owner):
     _password(client, owner)
+    _emailed_link(client, owner)
     page = client.get("/admin/two-step/?next=/admin/merchants/merchant/")
     assert page.status_code == 200
     assert page["Cache-Control"].startswith("no-store")
@@ -62,7 +73,7 @@ def test_setting_up_shows_a_qr_code_confirms_a_code_and_shows_recovery_codes_onc
     assert device.confirmed is False
     assert "Receco" in device.config_url
     # Reloading shows the same key, as the one already scanned.
-    client.get("/admin/two-step/")
+    assert "<title>QR code" in client.get("/admin/two-step/").content.decode()
     assert TOTPDevice.objects.get(user=owner).key == device.key
 
     wrong = client.post("/admin/two-step/", {"code": "000000" if _now(device) != "000000" else "111111"})

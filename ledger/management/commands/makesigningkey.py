@@ -22,6 +22,8 @@ from receco.lib.signingkeys import generate_jwk, parse
 
 class Command(BaseCommand):
     help = "Make a signing key file, or rotate its key (the old key stays published)."
+    # The system checks read the configured key (ledger.apps), which this may be making.
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--file", help="the key file (default: RECECO_SIGNING_KEY_FILE)")

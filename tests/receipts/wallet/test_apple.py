@@ -14,6 +14,7 @@ from PIL import Image
 from receipts.wallet import apple, credentials
 from receipts.wallet.card import pass_id
 from tests.receipts.wallet.support import PASS_TYPE_ID, TEAM_ID, openssl_verify
+from tests.servers import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -177,3 +178,13 @@ def test_a_refund_and_its_sale_say_so(apple_on, receipt):
     assert refund_pass["generic"]["primaryFields"] == [{"key": "total", "label": "Refunded to you", "value": "₦300.00"}]
     back = {field["key"]: field["value"] for field in refund_pass["generic"]["backFields"]}
     assert back["back_refund_of"] == "Receipt K7P2QX"
+
+
+def test_the_serial_number_is_what_docs_wallet_md_says(apple_on, receipt):
+    """An integrator computed it from the doc's formula, which left out its prefix."""
+    doc = (ROOT / "docs" / "wallet.md").read_text()
+    formula = re.search(r'first 40\s+hex digits of `SHA-256\("([^"]*)" \+ address\)`', doc)
+    assert formula, "docs/wallet.md states the serial number's formula"
+    said = hashlib.sha256(f"{formula[1]}{receipt.public_url}".encode()).hexdigest()[:40]
+    assert _pass(receipt)["serialNumber"] == said
+    assert "`https://receipts.example.com/app/receipt/<token>`" in doc  # the address is by token
