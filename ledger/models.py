@@ -45,8 +45,8 @@ class Leaf(models.Model):
     # The merchant's identity as Receco's operator had checked it when the entry was
     # appended (receipts.signing.Identity; empty: not checked): version 3 signs it, and its
     # content is rebuilt with it, whatever the merchant's record says now.
-    checked_legal_name = models.CharField(max_length=200, blank=True, default="")
-    checked_registration_number = models.CharField(max_length=16, blank=True, default="")
+    checked_legal_name = models.CharField(max_length=200, blank=True, default="", db_default="")
+    checked_registration_number = models.CharField(max_length=16, blank=True, default="", db_default="")
     appended_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

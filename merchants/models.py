@@ -143,12 +143,16 @@ class Merchant(models.Model):
         "checked legal name",
         max_length=200,
         blank=True,
+        default="",
+        db_default="",  # what processes of the release before write, during a rolling upgrade
         help_text="The legal name as Receco checked it in the registry. Blank: not checked.",
     )
     checked_registration_number = models.CharField(
         "checked registration number",
         max_length=16,
         blank=True,
+        default="",
+        db_default="",
         validators=[validate_registration_number],
         help_text="RC, BN or IT and its digits, as Receco checked it.",
     )
