@@ -10,6 +10,7 @@ them for a ``test-`` merchant, anonymously; then the shop's own sale arrives.
 
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
@@ -150,48 +151,60 @@ def test_across_live_merchants_a_taken_token_is_still_a_conflict(api, merchant, 
     assert _read(api, sale["token"])["id"] == live["id"]
 
 
-def _post_at_once(bodies: list[tuple[dict, dict]]) -> list[tuple[int, dict]]:
-    """Post each (body, headers) from a thread of its own, all released together."""
-    barrier = threading.Barrier(len(bodies))
-    results = [None] * len(bodies)
+class _Tills:
+    """Eight threads that post sales together, released at once, round after round: the
+    same threads each round, as a server's are (each keeps its Redis connection for good)."""
 
-    def worker(index, body, headers):
-        client = Client()
-        barrier.wait(timeout=10)
-        try:
-            response = client.post(
-                f"/api/trpc/{PATH}", json.dumps(body), content_type="application/json", headers=headers
-            )
-            results[index] = (response.status_code, json.loads(response.content))
-        finally:
-            connection.close()
+    SIZE = 8
 
-    threads = [threading.Thread(target=worker, args=(i, *pair)) for i, pair in enumerate(bodies)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(max_workers=self.SIZE)
+
+    def post_at_once(self, bodies: list[tuple[dict, dict]]) -> list[tuple[int, dict]]:
+        """Post each (body, headers) from a thread of its own, all released together."""
+        barrier = threading.Barrier(len(bodies))
+
+        def post(body, headers):
+            barrier.wait(timeout=10)
+            try:
+                response = Client().post(
+                    f"/api/trpc/{PATH}", json.dumps(body), content_type="application/json", headers=headers
+                )
+                return response.status_code, json.loads(response.content)
+            finally:
+                connection.close()
+
+        return [future.result(timeout=60) for future in [self.pool.submit(post, *pair) for pair in bodies]]
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+@pytest.fixture
+def tills():
+    pool = _Tills()
+    yield pool
+    pool.close()
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("keyed", [True, False], ids=["keyed", "without a key"])
-def test_racing_test_sales_never_stop_the_live_one(merchant, live_key, sale, forgery, keyed):
+def test_racing_test_sales_never_stop_the_live_one(merchant, live_key, sale, forgery, keyed, tills):
     # A forgery holds the printed token and code; then seven more, of seven test merchants,
     # race the shop's own sale for them, round after round.
     headers = {"Authorization": f"Bearer {live_key.key}"} if keyed else {}
     racers = [
         Merchant.objects.create(string_id=f"test-racer-{i}", name="Racer", is_test=True, require_api_key=False)
-        for i in range(8)
+        for i in range(_Tills.SIZE)
     ]
     set_aside = 0
     for round_number in range(5):
         token = f"rcpt_race{round_number:04d}_aaaaaa"
         mine = {**sale, "token": token, "short_code": derived_short_code(token)}
         theirs = [({**forgery, **mine, "merchant_string_id": racer.string_id}, {}) for racer in racers]
-        assert _post_at_once(theirs[:1])[0][0] == 200
-        results = _post_at_once([*theirs[1:4], (mine, headers), *theirs[4:]])
+        assert tills.post_at_once(theirs[:1])[0][0] == 200
+        results = tills.post_at_once([*theirs[1:4], (mine, headers), *theirs[4:]])
         status, body = results[3]
         assert status == 200, body
         assert (body["result"]["data"]["token"], body["result"]["data"]["short_code"]) == (
