@@ -146,6 +146,8 @@ def get_receipt_proof(call: Call) -> dict:
         return proofs.receipt_proof(receipt, entry, size)
     except proofs.NoCheckpoint as missing:
         raise NotFound(missing.message) from None
+    except bundles.NeverLogged as never:
+        raise NotFound(str(never)) from None
     except bundles.NotLogged as error:
         what = entry.replace("_", " ")
         message = f"This {what} is not in the log's checkpoint of {error.args[0]} entries yet: try again"

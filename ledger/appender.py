@@ -7,8 +7,11 @@ after a later one is not passed over. Should one commit later still, the sweep f
 among the last SWEEP_WINDOW receipts before the cursor and appends it then (its place in the
 log is when it became visible); ``verifylog`` reports any receipt the log does not hold.
 
-Each entry is signed with the current key in the current version of the content
-(receipts.signing; its leaf keeps the version), its leaf and the complete subtrees it
+Only live receipts, and their voids and set asides, are appended: a test receipt is never
+signed (anyone may make one, for any shop name; docs/security.md). Each entry is signed
+with the current key in the current version of the content (receipts.signing; its leaf
+keeps the version, and the merchant's identity as the operator had checked it), its leaf
+and the complete subtrees it
 finishes are stored (ledger.tree), and a signed checkpoint is published when the appender
 has caught up, or at least every RECECO_LOG_CHECKPOINT_INTERVAL seconds while it has not.
 A sale never waits for any of this: the appender runs apart from the requests.
@@ -23,17 +26,17 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from ledger import checkpoints, entries, tree
-from ledger.models import Checkpoint, Head, Leaf, Node
+from ledger.models import CHECKED_COLUMNS, Checkpoint, Head, Leaf, Node
 from receco.lib import signingkeys
 from receipts.models import Receipt, SetAside, Void
-from receipts.signing import ContentRow, sign
+from receipts.signing import ContentRow, Identity, sign
 
 BATCH = 2000
 SWEEP_WINDOW = 10_000
 # A leaf's columns as the appender writes them (and appended_at, when the batch is appended).
 LEAF_COLUMNS = (
     "index", "kind", "receipt_id", "void_id", "set_aside_id", "leaf_hash", "content_digest", "signature", "kid",
-    "version",
+    "version", *CHECKED_COLUMNS,
 )  # fmt: skip
 
 
@@ -73,12 +76,12 @@ def append_batch(
         asides = _set_asides(head, horizon, limit - len(receipts) - len(voids), receipts, using)
         pending = _contents(receipts, voids, asides, keyring.kid, using)
         leaves, hashes = [], []
-        for offset, (kind, receipt_id, void_id, set_aside_id, content) in enumerate(pending):
+        for offset, (kind, receipt_id, void_id, set_aside_id, checked, content) in enumerate(pending):
             item = sign(content, keyring)
             hashes.append(item.leaf_hash)
             leaves.append(
                 (head.size + offset, kind, receipt_id, void_id, set_aside_id,
-                 hashes[-1], item.digest, item.signature, item.kid, content["v"])
+                 hashes[-1], item.digest, item.signature, item.kid, content["v"], *checked)
             )  # fmt: skip
         if leaves:
             nodes, root = tree.extend(head.size, hashes, using)
@@ -97,19 +100,29 @@ def append_batch(
 
 
 def _contents(receipts: list[ContentRow], voids: list[Void], asides: list[SetAside], kid: str, using: str) -> list:
-    """(kind, receipt id, void id, set aside id, content) of each entry to append, in order."""
+    """(kind, receipt id, void id, set aside id, the merchant's checked identity, content)
+    of each entry to append, in order."""
     owners = [r.id for r in receipts] + [v.receipt_id for v in voids] + [a.receipt_id for a in asides]
     known = entries.set_asides_of(owners, using)
+    # A refund's content signs its share of its sale's tax lines and card: its sales, in one query.
+    sales = Receipt.objects.using(using).in_bulk({r.refund_of_id for r in receipts if r.refund_of_id})
     found = []
     for r in receipts:
-        content = entries.receipt_entry(r, r.merchant_string_id, kid, known.get(r.id, ()))
-        found.append((Leaf.Kind.RECEIPT, r.id, None, None, content))
+        checked = Identity(r.checked_legal_name, r.checked_registration_number)
+        content = entries.receipt_entry(
+            r, r.merchant_string_id, kid, known.get(r.id, ()), checked=checked, sale=sales.get(r.refund_of_id)
+        )
+        found.append((Leaf.Kind.RECEIPT, r.id, None, None, checked, content))
     for v in voids:
-        content = entries.void_entry(v, v.receipt, v.merchant_string_id, kid, known.get(v.receipt_id, ()))
-        found.append((Leaf.Kind.VOID, v.receipt_id, v.id, None, content))
+        checked = Identity(*(getattr(v, name) for name in CHECKED_COLUMNS))
+        content = entries.void_entry(
+            v, v.receipt, v.merchant_string_id, kid, known.get(v.receipt_id, ()), checked=checked
+        )
+        found.append((Leaf.Kind.VOID, v.receipt_id, v.id, None, checked, content))
     for a in asides:
-        content = entries.set_aside_entry(a, a.receipt, a.merchant_string_id, kid, known[a.receipt_id])
-        found.append((Leaf.Kind.SET_ASIDE, a.receipt_id, None, a.id, content))
+        checked = Identity(*(getattr(a, name) for name in CHECKED_COLUMNS))
+        content = entries.set_aside_entry(a, a.receipt, a.merchant_string_id, kid, known[a.receipt_id], checked=checked)
+        found.append((Leaf.Kind.SET_ASIDE, a.receipt_id, None, a.id, checked, content))
     return found
 
 
@@ -147,8 +160,8 @@ def _receipts(head: Head, horizon: datetime, limit: int, using: str) -> list[Con
     logged = Leaf.objects.using(using).filter(kind=Leaf.Kind.RECEIPT, receipt_id=OuterRef("id"))
     rows = (
         Receipt.objects.using(using)
-        .annotate(merchant_string_id=F("merchant__string_id"))
-        .filter(created_at__lte=horizon)
+        .annotate(merchant_string_id=F("merchant__string_id"), **_checked("merchant"))
+        .filter(created_at__lte=horizon, livemode=True)
         .exclude(Exists(logged))  # the cursor is a shortcut; the log's own rows are the truth
         .order_by("id")
         .values_list(*ContentRow._fields)
@@ -169,8 +182,8 @@ def _voids(head: Head, horizon: datetime, limit: int, receipts: list[ContentRow]
     rows = (
         Void.objects.using(using)
         .select_related("receipt")
-        .annotate(merchant_string_id=F("receipt__merchant__string_id"))
-        .filter(id__gt=head.void_cursor, created_at__lte=horizon)
+        .annotate(merchant_string_id=F("receipt__merchant__string_id"), **_checked("receipt__merchant"))
+        .filter(id__gt=head.void_cursor, created_at__lte=horizon, receipt__livemode=True)
         .exclude(Exists(Leaf.objects.using(using).filter(void_id=OuterRef("id"))))
         .order_by("id")[:limit]
     )
@@ -190,8 +203,8 @@ def _set_asides(head: Head, horizon: datetime, limit: int, receipts: list[Conten
     rows = (
         SetAside.objects.using(using)
         .select_related("receipt")
-        .annotate(merchant_string_id=F("receipt__merchant__string_id"))
-        .filter(id__gt=head.set_aside_cursor, created_at__lte=horizon)
+        .annotate(merchant_string_id=F("receipt__merchant__string_id"), **_checked("receipt__merchant"))
+        .filter(id__gt=head.set_aside_cursor, created_at__lte=horizon, receipt__livemode=True)
         .exclude(Exists(Leaf.objects.using(using).filter(set_aside_id=OuterRef("id"))))
         .order_by("id")[:limit]
     )
@@ -201,6 +214,11 @@ def _set_asides(head: Head, horizon: datetime, limit: int, receipts: list[Conten
             break
         found.append(set_aside)
     return found
+
+
+def _checked(merchant: str) -> dict:
+    """The annotations that read the merchant's checked identity along the path ``merchant``."""
+    return {name: F(f"{merchant}__{name}") for name in CHECKED_COLUMNS}
 
 
 def _checkpoint_due(size: int, caught_up: bool, wanted: bool | None, now: datetime, using: str) -> bool:

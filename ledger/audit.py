@@ -8,7 +8,7 @@ compared, at each checkpoint's size, with what the checkpoint signed and with th
 subtree hashes proofs are served from: a leaf removed, inserted, changed or moved shows
 there, as does a checkpoint rewritten or signed by no published key (a fork). Receipts,
 voids and set asides older than the appender's lag that no leaf holds are reported missing
-from the log.
+from the log, but a test receipt's, which are never logged.
 
 A receipt deleted by retention (privacy.retention, which leaves a RemovedReceipt) is no
 problem: its leaf hash still takes its place in the tree, which is checked as ever, and
@@ -125,7 +125,12 @@ def _leaves(using: str) -> Iterator[tuple[Leaf, Receipt | None, Void | None, lis
         chunk = list(rows.filter(index__gt=last)[:CHUNK])
         if not chunk:
             return
-        receipts = Receipt.objects.using(using).annotate(merchant_string_id=F("merchant__string_id"))
+        # A refund's entry (version 3) states its share of its sale's tax: its sale, read with it.
+        receipts = (
+            Receipt.objects.using(using)
+            .select_related("refund_of")
+            .annotate(merchant_string_id=F("merchant__string_id"))
+        )
         found = receipts.in_bulk({leaf.receipt_id for leaf in chunk})
         voids = Void.objects.using(using).in_bulk({leaf.void_id for leaf in chunk if leaf.void_id})
         gone = {leaf.receipt_id for leaf in chunk if leaf.receipt_id not in found}
@@ -203,7 +208,7 @@ def _unlogged(report: Report, using: str) -> None:
     leaves = Leaf.objects.using(using)
     receipts = (
         Receipt.objects.using(using)
-        .filter(created_at__lte=horizon)
+        .filter(created_at__lte=horizon, livemode=True)
         .exclude(Exists(leaves.filter(kind=Leaf.Kind.RECEIPT, receipt_id=OuterRef("id"))))
         # In the order they were written, along the primary key: the first 100 are found
         # without sorting every receipt the log lacks (the model's order, by date, would).
@@ -214,7 +219,7 @@ def _unlogged(report: Report, using: str) -> None:
         report.problems.append(f"receipt {short_code} ({token}) is not in the log")
     voids = (
         Void.objects.using(using)
-        .filter(created_at__lte=horizon)
+        .filter(created_at__lte=horizon, receipt__livemode=True)
         .exclude(Exists(leaves.filter(void_id=OuterRef("id"))))
         .values_list("receipt__short_code", flat=True)
     )
@@ -222,7 +227,7 @@ def _unlogged(report: Report, using: str) -> None:
         report.problems.append(f"the void of receipt {short_code} is not in the log")
     asides = (
         SetAside.objects.using(using)
-        .filter(created_at__lte=horizon)
+        .filter(created_at__lte=horizon, receipt__livemode=True)
         .exclude(Exists(leaves.filter(set_aside_id=OuterRef("id"))))
         .values_list("claimed_short_code", flat=True)
     )

@@ -7,7 +7,7 @@ import base64
 from django.db import connections
 
 from ledger import entries, tree
-from ledger.models import Checkpoint, Leaf
+from ledger.models import CHECKED_COLUMNS, Checkpoint, Leaf
 from receipts.models import Receipt, Void
 
 # What ``bundle`` proves of a receipt: its own entry, its void's, its latest set aside's.
@@ -18,15 +18,25 @@ class NotLogged(LookupError):
     """The entry is not in the log yet, or not in the tree the checkpoint asked for covers."""
 
 
+class NeverLogged(LookupError):
+    """The receipt is a test receipt the log does not hold: test receipts are never signed."""
+
+
+TEST_RECEIPT_NOT_LOGGED = "A test receipt is never signed nor logged: it records no purchase"
+
+
 def bundle(
     receipt: Receipt, checkpoint: Checkpoint, *, void: bool = False, entry: str | None = None, using: str = "default"
 ) -> dict:
     """The proof bundle of ``receipt``'s ``entry`` (ENTRIES: its own, its void's, or its
     latest set aside's; ``void``: its void's) against ``checkpoint``.
 
-    Raises NotLogged when that entry is not in the tree ``checkpoint`` signs.
+    Raises NotLogged when that entry is not in the tree ``checkpoint`` signs, NeverLogged
+    when it never will be (a test receipt's).
     """
     leaf = _leaf(receipt.pk, entry or (Leaf.Kind.VOID if void else Leaf.Kind.RECEIPT), using)
+    if leaf is None and receipt.is_test:
+        raise NeverLogged(TEST_RECEIPT_NOT_LOGGED)
     if leaf is None or leaf.index >= checkpoint.size:
         raise NotLogged
     voided = Void.objects.using(using).filter(id=leaf.void_id).first() if leaf.void_id else None
@@ -51,16 +61,16 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
     connection = connections[using]
     q = connection.ops.quote_name
     with connection.cursor() as cursor:
+        columns = ("index", "void_id", "set_aside_id", "signature", "kid", "version", *CHECKED_COLUMNS)
         cursor.execute(
-            f"SELECT {q('index')}, {q('void_id')}, {q('set_aside_id')}, {q('signature')}, {q('kid')}, {q('version')} "  # noqa: S608
-            f"FROM {q(Leaf._meta.db_table)} WHERE {q('receipt_id')} = %s AND {q('kind')} = %s "
-            f"ORDER BY {q('index')} DESC",
+            f"SELECT {', '.join(map(q, columns))} FROM {q(Leaf._meta.db_table)} "  # noqa: S608
+            f"WHERE {q('receipt_id')} = %s AND {q('kind')} = %s ORDER BY {q('index')} DESC",
             [receipt_id, kind],
         )
         row = cursor.fetchone()
     if row is None:
         return None
-    index, void_id, set_aside_id, signature, kid, version = row
+    index, void_id, set_aside_id, signature, kid, version, legal_name, registration_number = row
     return Leaf(
         index=index,
         kind=kind,
@@ -70,6 +80,8 @@ def _leaf(receipt_id: int, kind: str, using: str) -> Leaf | None:
         signature=bytes(signature),
         kid=kid,
         version=version,
+        checked_legal_name=legal_name,
+        checked_registration_number=registration_number,
     )
 
 

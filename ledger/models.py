@@ -9,6 +9,12 @@ constraint: a row deleted behind the service's back leaves its leaf behind, for
 
 from django.db import models
 
+from receipts.signing import Identity
+
+# A leaf's columns that keep its merchant's checked identity (Leaf.checked), named as the
+# merchant's own (merchants.models.Merchant).
+CHECKED_COLUMNS = ("checked_legal_name", "checked_registration_number")
+
 
 class Leaf(models.Model):
     """One signed entry of the log: a receipt (sale or refund), a void, or a receipt set aside."""
@@ -36,6 +42,11 @@ class Leaf(models.Model):
     # The version of the content signed (receipts.signing.CONTENT_VERSIONS), which it is
     # rebuilt in ever after. Entries appended before version 2 existed are of version 1.
     version = models.PositiveSmallIntegerField("content version", db_default=1)
+    # The merchant's identity as Receco's operator had checked it when the entry was
+    # appended (receipts.signing.Identity; empty: not checked): version 3 signs it, and its
+    # content is rebuilt with it, whatever the merchant's record says now.
+    checked_legal_name = models.CharField(max_length=200, blank=True, default="", db_default="")
+    checked_registration_number = models.CharField(max_length=16, blank=True, default="", db_default="")
     appended_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -48,6 +59,11 @@ class Leaf(models.Model):
 
     def __str__(self) -> str:
         return f"leaf {self.index} ({self.kind} {self.receipt_id})"
+
+    @property
+    def checked(self) -> Identity:
+        """The merchant's identity its content states (version 3), as it was when appended."""
+        return Identity(self.checked_legal_name, self.checked_registration_number)
 
 
 class Node(models.Model):

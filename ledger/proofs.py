@@ -49,8 +49,8 @@ def checkpoint(size: int | None = None) -> Checkpoint:
 
 def receipt_proof(receipt: Receipt, entry: str = "receipt", size: int | None = None) -> dict:
     """The proof bundle of ``receipt``'s ``entry`` (bundles.ENTRIES) against the checkpoint
-    of ``size`` entries, or the latest. Raises NoCheckpoint, or bundles.NotLogged with the
-    checkpoint's size as its argument."""
+    of ``size`` entries, or the latest. Raises NoCheckpoint, bundles.NotLogged with the
+    checkpoint's size as its argument, or bundles.NeverLogged (a test receipt's)."""
     against = checkpoint(size)
     try:
         return bundles.bundle(receipt, against, entry=entry)

@@ -15,13 +15,14 @@ import base64
 from hashlib import sha256
 
 from django.conf import settings
+from receco_verify import money
 
 from ledger import bundles, checkpoints, entries
 from receco.lib import signingkeys
 from receco.lib.canonical import canonicalize
 from receipts import orf
 from receipts.models import Receipt
-from receipts.signing import sign
+from receipts.signing import Identity, sign
 
 HASH_ALGORITHM = "SHA-256"
 
@@ -33,8 +34,9 @@ def document(receipt: Receipt) -> dict:
     row states it now (a row changed since fails its signature, as its proof bundle does),
     and its proof against the latest checkpoint that covers it; ``log`` is None until
     then. A receipt not appended yet is signed now with the current key, as the appender
-    will sign it (Ed25519 signatures are deterministic). With signing off and the receipt
-    not in the log, the document has no ``trust``.
+    will sign it (Ed25519 signatures are deterministic). A test receipt the log does not
+    hold, and any receipt with signing off and not in the log, has no ``trust``: test
+    receipts are never signed.
     """
     doc = orf.document(receipt, receipt.merchant)
     signed = _signed(receipt)
@@ -59,7 +61,7 @@ def _signed(receipt: Receipt) -> tuple[dict, str, dict | None] | None:
     if latest is not None:
         try:
             found = bundles.bundle(receipt, latest)
-        except bundles.NotLogged:
+        except (bundles.NotLogged, bundles.NeverLogged):
             pass
         else:
             log = {name: found[name] for name in ("leaf_index", "tree_size", "inclusion", "checkpoint")}
@@ -69,10 +71,12 @@ def _signed(receipt: Receipt) -> tuple[dict, str, dict | None] | None:
         content, signature = appended
         return content, _b64(signature), None
     keyring = signingkeys.keyring()
-    if keyring is None:
+    if keyring is None or receipt.is_test:
         return None
+    merchant = receipt.merchant
     asides = entries.set_asides_of([receipt.pk]).get(receipt.pk, [])
-    entry = sign(entries.receipt_entry(receipt, receipt.merchant.string_id, keyring.kid, asides), keyring)
+    checked = Identity(merchant.checked_legal_name, merchant.checked_registration_number)
+    entry = sign(entries.receipt_entry(receipt, merchant.string_id, keyring.kid, asides, checked=checked), keyring)
     return entry.content, _b64(entry.signature), None
 
 
@@ -83,11 +87,15 @@ def _b64(value: bytes) -> str:
 def published() -> dict:
     """What the verify page trusts, embedded in it when served so that it checks a saved
     file with the service stopped: every published key (a JWK Set's ``keys``), the log's
-    origin, and the latest signed checkpoint (None before the first)."""
+    origin, the latest signed checkpoint (None before the first), and the currencies'
+    exponents it reads a file's amounts by."""
     ring = signingkeys.keyring()
     latest = checkpoints.latest_cached()
     return {
         "keys": ring.jwks()["keys"] if ring else [],
         "origin": settings.RECECO_LOG_ORIGIN,
         "checkpoint": latest.note if latest else None,
+        # How many digits of each currency's amounts are minor units: a file states its
+        # amounts in major units, its signed content in minor ones (receco_verify.orf).
+        "currencies": {"digits": money.MINOR_DIGITS, "default": money.DEFAULT_DIGITS},
     }

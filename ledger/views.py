@@ -56,6 +56,8 @@ def proof(request: HttpRequest, token: str) -> HttpResponse:
         found = proofs.receipt_proof(receipt, entry, size)
     except proofs.NoCheckpoint as missing:
         return _error(404, "NOT_LOGGED" if missing.size is None else "NOT_FOUND", missing.message)
+    except bundles.NeverLogged as never:
+        return _error(404, "NOT_FOUND", str(never))
     except bundles.NotLogged as error:
         what = entry.replace("_", " ")
         response = _error(

@@ -71,6 +71,15 @@ class MerchantAdmin(MerchantScopedAdmin):
                 "downloaded document.",
             },
         ),
+        (
+            "Identity checked by Receco",
+            {
+                "fields": ["checked_legal_name", "checked_registration_number"],
+                "description": "Only Receco's operator sets these, after checking the company registry. The verify "
+                "page calls this identity verified, and every receipt logged from then on signs it; the name on "
+                "receipts and the legal identity above are the shop's own words.",
+            },
+        ),
         ("At the foot of every receipt", {"fields": ["return_policy", "receipt_footer"]}),
         (
             "Receipt numbers",

@@ -24,7 +24,7 @@ SECRET = "(secret)"
 MERCHANT_FIELDS = [
     "name", "logo_url", "accent_color", "legal_name", "address", "phone", "support_email", "tax_id_scheme",
     "tax_id", "registration_number", "country", "time_zone", "return_policy", "receipt_footer", "require_api_key",
-    "status", "is_test", "receipt_prefix",
+    "status", "is_test", "receipt_prefix", "checked_legal_name", "checked_registration_number",
 ]  # fmt: skip
 
 

@@ -135,6 +135,27 @@ class Merchant(models.Model):
         validators=[validate_registration_number],
         help_text="CAC: RC, BN or IT and its digits, e.g. RC1234567 (spaces and dashes are left out).",
     )
+    # The legal identity Receco's operator checked (against the company registry, CAC): what
+    # the verify page calls verified, and what every receipt logged since signs as its
+    # merchant's identity (receipts.signing). Only the operator edits it; the owner's legal
+    # name above, and the name on receipts, are the merchant's own words.
+    checked_legal_name = models.CharField(
+        "checked legal name",
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",  # what processes of the release before write, during a rolling upgrade
+        help_text="The legal name as Receco checked it in the registry. Blank: not checked.",
+    )
+    checked_registration_number = models.CharField(
+        "checked registration number",
+        max_length=16,
+        blank=True,
+        default="",
+        db_default="",
+        validators=[validate_registration_number],
+        help_text="RC, BN or IT and its digits, as Receco checked it.",
+    )
     receipt_prefix = models.CharField(
         "receipt number prefix",
         max_length=10,
@@ -172,6 +193,7 @@ class Merchant(models.Model):
     def clean_fields(self, exclude=None):
         # Normalized before the validators see it: "RC 1234567" is RC1234567, not an error.
         self.registration_number = normalize_registration_number(self.registration_number)
+        self.checked_registration_number = normalize_registration_number(self.checked_registration_number)
         self.receipt_prefix = normalize_prefix(self.receipt_prefix)
         super().clean_fields(exclude)
 
@@ -196,6 +218,11 @@ class Merchant(models.Model):
         colour. A registered merchant's receipts carry the name, logo and colour of its
         record, whatever a request says."""
         return self.string_id.startswith(TEST_MERCHANT_PREFIX)
+
+    @property
+    def identity_checked(self) -> bool:
+        """Whether Receco's operator checked the merchant's legal identity (``checked_legal_name``)."""
+        return bool(self.checked_legal_name)
 
     @property
     def tax_identifier(self) -> tuple[str, str] | None:

@@ -14,8 +14,9 @@ agent keeps selling offline) is already in the customer's hands. Nobody else may
   budget like a short code that finds nothing, and once that is spent no requested code
   is tried at all (the answer is then the same whether it exists or not).
 
-Across merchants nothing is ever set aside: a taken token is a conflict, a taken short code
-is replaced (receipts.creation).
+Across live merchants nothing is ever set aside: a taken token is a conflict, a taken short
+code is replaced; only a test receipt gives way to another merchant's live sale
+(receipts.creation).
 """
 
 import hmac

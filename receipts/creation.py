@@ -1,11 +1,25 @@
-"""Turning a sale into a receipt: idempotency, short-code collisions, and the rule that a
-keyed sale always lands on its token. Which merchant it is for, and who may make it, is
-merchants.sales; writing the row (and what other apps add to it) is receipts.writer."""
+"""Turning a sale into a receipt: idempotency, short-code collisions, and the rules that
+decide which sale holds a token or short code that two claim. Which merchant it is for, and
+who may make it, is merchants.sales; writing the row (and what other apps add to it) is
+receipts.writer.
+
+Who gives way (docs/security.md, "Who may create a merchant's receipts"):
+
+- Test mode is a world apart. A live sale always lands on its token and short code: a test
+  receipt (a test key's, a ``test-`` merchant's, of any merchant) that holds them is set
+  aside. A test sale never takes anything from a live receipt.
+- Within one merchant and one mode, a sale sent with the merchant's key lands on its token,
+  and on its short code when that was claimed after the sale: a receipt made without the
+  key that holds them is set aside.
+- Across live merchants nothing is ever set aside: a taken token is a conflict, a taken
+  short code is replaced. What a live link opens never changes.
+"""
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError
+from django.db.models import Q
 from django.utils import timezone
 
 from merchants.admission.admit import Admission
@@ -49,26 +63,27 @@ def create_receipt(
     admitted (its key and the failed-look-up budget of its address; None: not a caller of
     the API).
 
-    The token is the idempotency key: the same token with the same content returns the
-    original receipt with ``created`` False, even when both requests race (the unique
-    constraint decides, not a read before the write). A requested short code that another
-    receipt holds is replaced by a fresh one. A keyed sale always gets its token, and its
-    short code when it was claimed after the sale: a receipt made without a key that holds
-    them is set aside, within its own merchant only. Who may claim a token or short code at
-    all is receipts.claims. Raises Conflict when the token is already used for different
-    content by a keyed sale or another merchant's, or by anyone when this sale is not
-    keyed, or was made offline with another merchant's key; InvalidInput when a signed
+    The token is the idempotency key: the same token with the same content, in the same
+    mode, returns the original receipt with ``created`` False, even when both requests race
+    (the unique constraint decides, not a read before the write). A requested short code
+    that another receipt holds is replaced by a fresh one, unless that receipt gives way
+    (the module's rules): it is then set aside in the transaction that stores this sale, so
+    that nothing can take them in between. Who may claim a token or short code at all is
+    receipts.claims. Raises Conflict when the token is another sale's that does not give
+    way, or was made offline with another merchant's key; InvalidInput when a signed
     token's MAC does not match. A failed call writes nothing.
     """
     check_token(sale["token"], merchant.pk, admission.key if admission is not None else None)
     values = _receipt_values(merchant, sale, livemode=livemode, keyed=keyed, admission=admission)
+    displacing: list[tuple[Receipt, str]] = []
     for _ in range(writer.MAX_CODE_ATTEMPTS):
         try:
-            written = writer.insert_sale(merchant, values, keyed=keyed)
+            written = writer.insert_sale(merchant, values, keyed=keyed, setting_aside=displacing)
         except IntegrityError:
-            replay = _after_collision(merchant, sale, values, admission)
-            if replay is not None:
-                return replay
+            outcome = _after_collision(merchant, sale, values, admission)
+            if isinstance(outcome, Created):
+                return outcome
+            displacing = outcome
             continue
         metrics.receipt_created(written.receipt.livemode)
         return Created(written.receipt, True, written.outcomes)
@@ -111,27 +126,60 @@ def _receipt_values(
     }
 
 
-def _after_collision(merchant: Merchant, sale: dict, values: dict, admission: Admission | None) -> Created | None:
+def _after_collision(
+    merchant: Merchant, sale: dict, values: dict, admission: Admission | None
+) -> Created | list[tuple[Receipt, str]]:
     """Decide what a sale whose INSERT met a unique token or short code comes to: the
-    receipt stored before, for a replay; None to try again (``values`` given a fresh
-    short code, or the receipt of this merchant made without a key that held what this
-    keyed sale claims set aside). Raises Conflict when the token is another sale's."""
-    keyed, token, short_code = values["keyed"], values["token"], values["short_code"]
-    holder = Receipt.objects.filter(token=token).first()
-    if holder is None:  # the short code was taken, not the token
-        if keyed and _set_aside(_claim_on(short_code, sale, merchant), "short code"):
-            return None
-        if short_code == sale["short_code"] and admission is not None:
-            admission.record_failed_lookup()  # the answer tells the caller this code exists
-        values["short_code"] = new_short_code()
-        return None
-    if holder.fingerprint == values["fingerprint"] and _same_merchant(holder, merchant):
-        if keyed and not holder.keyed:  # the same sale, sent before without the key
-            writer.mark_keyed(holder)
-        return Created(holder, False)
-    if keyed and holder.merchant_id == merchant.pk and _set_aside(holder, "token"):
-        return None
-    raise Conflict(TOKEN_CONFLICT)
+    receipt stored before, for a replay; else the receipts that give way to it, each with
+    what it claimed ("token" or "short code"), to set aside as the sale is stored again
+    (``values`` given a fresh short code when its holder does not give way). Raises
+    Conflict when the token is held by a sale that does not give way."""
+    keyed, live, token, short_code = values["keyed"], values["livemode"], values["token"], values["short_code"]
+    holders = list(Receipt.objects.filter(Q(token=token) | Q(short_code=short_code)))
+    by_token = next((receipt for receipt in holders if receipt.token == token), None)
+    by_code = next((receipt for receipt in holders if receipt.short_code == short_code), None)
+    displacing = []
+    if by_token is not None:
+        if (
+            by_token.fingerprint == values["fingerprint"]
+            and by_token.livemode == live
+            and _same_merchant(by_token, merchant)
+        ):
+            if keyed and not by_token.keyed:  # the same sale, sent before without the key
+                writer.mark_keyed(by_token)
+            return Created(by_token, False)
+        if not _gives_way(by_token, merchant, keyed=keyed, live=live):
+            raise Conflict(TOKEN_CONFLICT)
+        displacing.append((by_token, "token"))
+    if by_code is not None and by_code is not by_token:
+        if _gives_way(by_code, merchant, keyed=keyed, live=live, claimed_since=_claims_since(sale)):
+            displacing.append((by_code, "short code"))
+        else:
+            if short_code == sale["short_code"] and admission is not None:
+                admission.record_failed_lookup()  # the answer tells the caller this code exists
+            values["short_code"] = new_short_code()
+    return displacing
+
+
+def _gives_way(
+    holder: Receipt, merchant: Merchant, *, keyed: bool, live: bool, claimed_since: datetime | None = None
+) -> bool:
+    """Whether ``holder`` gives up its token, or its short code (made since
+    ``claimed_since``), to a sale of ``merchant`` in mode ``live``, sent with the
+    merchant's key or not (``keyed``): a test receipt to any live sale; within one merchant
+    and one mode, a receipt made without the key to a keyed sale. A live receipt never
+    gives way to a test sale, nor to another merchant's."""
+    if live and not holder.livemode:
+        return True
+    if not keyed or holder.keyed or holder.livemode != live or merchant.pk is None or holder.merchant_id != merchant.pk:
+        return False
+    return claimed_since is None or holder.created_at >= claimed_since
+
+
+def _claims_since(sale: dict) -> datetime:
+    """Since when a receipt holding the short code a keyed sale asks for may be a claim on
+    it (SHORT_CODE_CLAIM_LEEWAY): one made before cannot have copied its printed slip."""
+    return (sale["transaction_date"] or timezone.now()) - SHORT_CODE_CLAIM_LEEWAY
 
 
 def _same_merchant(receipt: Receipt, merchant: Merchant) -> bool:
@@ -139,24 +187,3 @@ def _same_merchant(receipt: Receipt, merchant: Merchant) -> bool:
         return receipt.merchant_id == merchant.pk
     # A new test merchant: the same sale, racing, may have created it meanwhile.
     return Merchant.objects.filter(pk=receipt.merchant_id, string_id=merchant.string_id).exists()
-
-
-def _claim_on(short_code: str, sale: dict, merchant: Merchant) -> Receipt | None:
-    """The receipt of ``merchant`` made without a key that holds ``short_code`` if it was made
-    after the sale it would shadow (see SHORT_CODE_CLAIM_LEEWAY), else None. Another
-    merchant's receipt is never set aside: what a link opens never changes across merchants."""
-    if merchant.pk is None:
-        return None
-    sold_at = sale["transaction_date"] or timezone.now()
-    return Receipt.objects.filter(
-        short_code=short_code, merchant_id=merchant.pk, keyed=False, created_at__gte=sold_at - SHORT_CODE_CLAIM_LEEWAY
-    ).first()
-
-
-def _set_aside(holder: Receipt | None, claimed: str) -> bool:
-    """Whether ``holder``, a receipt made without its merchant's key, was set aside so that
-    a keyed sale can take what it claims; False (nothing changed) for none, or a keyed one:
-    that is a sale of its own."""
-    if holder is None or holder.keyed:
-        return False
-    return writer.set_aside(holder, claimed)

@@ -41,7 +41,7 @@ CREATED = "created"  # a sale was stored: ``receipt``
 CONTACT_UPDATED = "contact_updated"  # a customer's contact was stored on ``receipt``
 REFUNDED = "refunded"  # ``receipt`` is a new refund of ``sale``, whose status and details now say so
 VOIDED = "voided"  # ``receipt``, a sale, was cancelled
-SET_ASIDE = "set_aside"  # ``receipt`` gave its token and short code up to a keyed sale (told once committed only)
+SET_ASIDE = "set_aside"  # ``receipt`` gave its token and short code up to another sale (told once committed only)
 
 
 @dataclass(frozen=True)

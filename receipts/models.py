@@ -192,9 +192,10 @@ class Void(models.Model):
 
 
 class SetAside(models.Model):
-    """A receipt made without its merchant's key lost the token or short code it had
-    claimed to a sale sent with the key (receipts.creation): what it had claimed, and when.
-    The receipt itself now has a fresh token and short code that nobody was given."""
+    """A receipt lost the token or short code it had claimed to a sale it gives way to
+    (receipts.creation: a test receipt to a live sale, one made without its merchant's key
+    to a sale sent with it): what it had claimed, and when. The receipt itself now has a
+    fresh token and short code that nobody was given."""
 
     receipt = models.ForeignKey(Receipt, on_delete=models.CASCADE, related_name="set_asides")
     claimed_token = models.CharField(max_length=TOKEN_MAX_LENGTH)

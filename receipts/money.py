@@ -5,6 +5,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from receco_verify.money import minor_digits
+
 
 @dataclass(frozen=True)
 class Currency:
@@ -12,48 +14,50 @@ class Currency:
     digits: int  # minor-unit digits (ISO 4217 exponent)
 
 
-# Common currencies of Receco's merchants. The exponent is ISO 4217's: JPY and most
-# CFA francs have no minor unit, the Gulf dinars three. Anything else is shown with its
-# code and two decimals.
-CURRENCIES = {
-    "NGN": Currency("₦", 2),
-    "GHS": Currency("GH₵", 2),
-    "KES": Currency("KSh\u00a0", 2),
-    "UGX": Currency("USh\u00a0", 0),
-    "TZS": Currency("TSh\u00a0", 2),
-    "RWF": Currency("FRw\u00a0", 0),
-    "ZAR": Currency("R", 2),
-    "EGP": Currency("E£", 2),
-    "MAD": Currency("MAD\u00a0", 2),
-    "XOF": Currency("CFA\u00a0", 0),
-    "XAF": Currency("FCFA\u00a0", 0),
-    "USD": Currency("$", 2),
-    "CAD": Currency("CA$", 2),
-    "AUD": Currency("A$", 2),
-    "EUR": Currency("€", 2),
-    "GBP": Currency("£", 2),
-    "CHF": Currency("CHF\u00a0", 2),
-    "INR": Currency("₹", 2),
-    "CNY": Currency("CN¥", 2),
-    "JPY": Currency("¥", 0),
-    "KRW": Currency("₩", 0),
-    "VND": Currency("₫", 0),
-    "ISK": Currency("ISK\u00a0", 0),
-    "CLP": Currency("CLP\u00a0", 0),
-    "AED": Currency("AED\u00a0", 2),
-    "SAR": Currency("SAR\u00a0", 2),
-    "BHD": Currency("BHD\u00a0", 3),
-    "KWD": Currency("KWD\u00a0", 3),
-    "OMR": Currency("OMR\u00a0", 3),
-    "JOD": Currency("JOD\u00a0", 3),
-    "TND": Currency("TND\u00a0", 3),
+# Common currencies of Receco's merchants, with their symbols. Their exponents are
+# receco_verify.money's (ISO 4217's: JPY and most CFA francs have no minor unit, the Gulf
+# dinars three), which the receipt files and both verifiers read amounts by. Anything else
+# is shown with its code and two decimals.
+SYMBOLS = {
+    "NGN": "₦",
+    "GHS": "GH₵",
+    "KES": "KSh\u00a0",
+    "UGX": "USh\u00a0",
+    "TZS": "TSh\u00a0",
+    "RWF": "FRw\u00a0",
+    "ZAR": "R",
+    "EGP": "E£",
+    "MAD": "MAD\u00a0",
+    "XOF": "CFA\u00a0",
+    "XAF": "FCFA\u00a0",
+    "USD": "$",
+    "CAD": "CA$",
+    "AUD": "A$",
+    "EUR": "€",
+    "GBP": "£",
+    "CHF": "CHF\u00a0",
+    "INR": "₹",
+    "CNY": "CN¥",
+    "JPY": "¥",
+    "KRW": "₩",
+    "VND": "₫",
+    "ISK": "ISK\u00a0",
+    "CLP": "CLP\u00a0",
+    "AED": "AED\u00a0",
+    "SAR": "SAR\u00a0",
+    "BHD": "BHD\u00a0",
+    "KWD": "KWD\u00a0",
+    "OMR": "OMR\u00a0",
+    "JOD": "JOD\u00a0",
+    "TND": "TND\u00a0",
 }
+CURRENCIES = {code: Currency(symbol, minor_digits(code)) for code, symbol in SYMBOLS.items()}
 
 
 def currency_info(code: str) -> Currency:
     """Return how to write amounts of ``code``; unknown codes get the code and two decimals."""
     code = (code or "").upper()
-    return CURRENCIES.get(code) or Currency(f"{code}\u00a0", 2)
+    return CURRENCIES.get(code) or Currency(f"{code}\u00a0", minor_digits(code))
 
 
 def format_amount(minor_units: int, code: str, *, symbol: bool = True) -> str:

@@ -15,7 +15,12 @@ the fresh ones.
 
 Each entry is signed in one version of the content and rebuilt in that version ever
 after (the log's leaf keeps it): version 1 (the first entries) lacks the number that
-version 2 adds; nothing once signed is signed again.
+version 2 adds; version 3 adds the merchant's identity as the operator checked it (the
+log's leaf keeps what it was when the entry was appended, ``Identity``) and signs a
+refund's share of its sale's tax lines and card, which its receipt file states; nothing
+once signed is signed again.
+
+Test receipts are never signed (ledger.appender): anyone may make one, under any name.
 """
 
 from dataclasses import dataclass
@@ -27,14 +32,33 @@ from receco_verify.merkle import leaf_hash
 
 from receco.lib.canonical import canonicalize
 from receco.lib.signingkeys import Keyring
+from receipts.documents import refund_share
 from receipts.models import Receipt, SetAside, Void
 from receipts.representation import iso_utc
 
 # The version new entries are signed in; every version an entry of the log may be in.
-CONTENT_VERSION = 2
-CONTENT_VERSIONS = (1, 2)
+CONTENT_VERSION = 3
+CONTENT_VERSIONS = (1, 2, 3)
 NUMBERED_FROM = 2  # the first version that signs the receipt's number
+IDENTIFIED_FROM = 3  # the first version that signs the merchant's checked identity and a refund's share
 PAYMENT_SUMMARY = ("card_brand", "card_last4", "authorization_code")
+
+
+class Identity(NamedTuple):
+    """A merchant's legal identity as Receco's operator checked it (merchants.models.Merchant
+    ``checked_identity``), as a version 3 content states it; ``legal_name`` empty: not checked."""
+
+    legal_name: str = ""
+    registration_number: str = ""
+
+    def signed(self) -> dict | None:
+        """The content's ``merchant.identity``: None when nobody checked it."""
+        if not self.legal_name:
+            return None
+        return {"legal_name": self.legal_name, "registration_number": self.registration_number or None}
+
+
+UNCHECKED = Identity()
 
 
 @dataclass(frozen=True)
@@ -59,7 +83,7 @@ class Signed:
 
 class ContentRow(NamedTuple):
     """The columns of a receipt that its content holds, as a query reads them
-    (``values_list(*ContentRow._fields)``, the merchant's id annotated): what the log's
+    (``values_list(*ContentRow._fields)``, the merchant's id and checked identity annotated): what the log's
     appender builds thousands of contents from, without a model instance for each (which
     costs as much again as the row itself). ``receipt_content`` takes it for a Receipt."""
 
@@ -80,10 +104,13 @@ class ContentRow(NamedTuple):
     number_series: str | None
     number: int | None
     merchant_string_id: str
+    checked_legal_name: str  # the merchant's checked identity (Identity), read with the receipt
+    checked_registration_number: str
 
     # The model's own rules.
     receipt_type = property(Receipt.receipt_type.fget)
     receipt_number = property(Receipt.receipt_number.fget)
+    detail = Receipt.detail
 
 
 def identities(receipt: Receipt | ContentRow, set_asides: list[SetAside] = ()) -> list[tuple[str, str]]:
@@ -99,6 +126,9 @@ def receipt_content(
     kid: str,
     identity: tuple[str, str] | None = None,
     version: int = CONTENT_VERSION,
+    *,
+    checked: Identity = UNCHECKED,
+    sale: Receipt | None = None,
 ) -> dict:
     """The fiscal content of a sale or refund receipt, as signed by the key ``kid`` in
     ``version`` of the content (CONTENT_VERSIONS).
@@ -106,14 +136,20 @@ def receipt_content(
     ``merchant_string_id`` is the id of the receipt's merchant (the public one POS systems
     send), passed in so that a batch needs no query per receipt. ``identity``: the token
     and short code it was issued with, when it has been set aside since (``identities``).
-    Raises ValueError for a version that is not one of CONTENT_VERSIONS.
+    ``checked``: the merchant's identity as its entry states it (version 3). ``sale``: a
+    refund's sale, whose share of tax lines and card version 3 signs (read from the refund
+    when not given: a query). Raises ValueError for a version that is not one of
+    CONTENT_VERSIONS.
     """
     details = receipt.details or {}
-    payment = details.get("payment_details") or {}
+    tax_lines, payment = details.get("tax_lines") or [], details.get("payment_details") or {}
+    if receipt.refund_of_id and version >= IDENTIFIED_FROM:
+        share = refund_share(receipt, sale if sale is not None else receipt.refund_of)
+        tax_lines, payment = share.tax_lines, share.payment_details or {}
     token, short_code = identity or (receipt.token, receipt.short_code)
     content = {
         **_head(version, kid, receipt.receipt_type, token, short_code, receipt),
-        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "merchant": _merchant(version, merchant_string_id, receipt, checked),
         "transaction_date": iso_utc(receipt.transaction_date),
         "issued_at": iso_utc(receipt.created_at),
         "currency": receipt.currency,
@@ -122,7 +158,7 @@ def receipt_content(
         "discount_amount": details.get("discount_amount"),
         "tip_amount": details.get("tip_amount"),
         "items": receipt.items,
-        "tax_lines": details.get("tax_lines") or [],
+        "tax_lines": tax_lines,
         "payment": {"method": receipt.payment_method, **{name: payment.get(name) for name in PAYMENT_SUMMARY}},
         "refund_of": None,
     }
@@ -143,6 +179,8 @@ def void_content(
     kid: str,
     identity: tuple[str, str] | None = None,
     version: int = CONTENT_VERSION,
+    *,
+    checked: Identity = UNCHECKED,
 ) -> dict:
     """The content of a void, an entry of its own that names the sale it cancels (by the
     ``identity`` it was issued with, when it has been set aside since, and from version 2
@@ -150,7 +188,7 @@ def void_content(
     token, short_code = identity or (receipt.token, receipt.short_code)
     return {
         **_head(version, kid, "void", token, short_code, receipt),
-        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "merchant": _merchant(version, merchant_string_id, receipt, checked),
         "voided_at": iso_utc(void.created_at),
         "reason": void.reason or None,
     }
@@ -164,17 +202,28 @@ def set_aside_content(
     was: tuple[str, str],
     now: tuple[str, str],
     version: int = CONTENT_VERSION,
+    *,
+    checked: Identity = UNCHECKED,
 ) -> dict:
     """The content of a receipt set aside, an entry of its own: the receipt that was
-    ``was`` (token, short code) is ``now``, so that a keyed sale could take ``was``; from
-    version 2 its number, which a set aside keeps. Raises ValueError for a version that is
-    not one of CONTENT_VERSIONS."""
+    ``was`` (token, short code) is ``now``, so that a sale it gave way to could take
+    ``was``; from version 2 its number, which a set aside keeps. Raises ValueError for a
+    version that is not one of CONTENT_VERSIONS."""
     return {
         **_head(version, kid, "set_aside", now[0], now[1], receipt),
-        "merchant": {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location},
+        "merchant": _merchant(version, merchant_string_id, receipt, checked),
         "set_aside_at": iso_utc(set_aside.created_at),
         "was": {"token": was[0], "short_code": was[1]},
     }
+
+
+def _merchant(version: int, merchant_string_id: str, receipt: Receipt | ContentRow, checked: Identity) -> dict:
+    """Who issued the receipt: the merchant's id, the name and location the receipt states
+    (the merchant's own words), and from version 3 its identity as the operator checked it."""
+    merchant = {"id": merchant_string_id, "name": receipt.merchant_name, "location": receipt.location}
+    if version >= IDENTIFIED_FROM:
+        merchant["identity"] = checked.signed()
+    return merchant
 
 
 def _head(version: int, kid: str, kind: str, token: str, short_code: str, receipt: Receipt | ContentRow) -> dict:

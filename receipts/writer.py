@@ -44,17 +44,29 @@ logger = logging.getLogger(__name__)
 MAX_CODE_ATTEMPTS = 8
 
 
-def insert_sale(merchant: Merchant, values: dict, *, keyed: bool) -> Written:
+def insert_sale(
+    merchant: Merchant, values: dict, *, keyed: bool, setting_aside: list[tuple[Receipt, str]] = ()
+) -> Written:
     """Store a new sale of ``merchant`` (saved first if it is a new test merchant) with
     ``values`` (every column but the merchant and the number: the next of its
     ``number_series``, drawn here), and what the hooks add to it. Returns the receipt and
     the hooks' outcomes.
 
+    ``setting_aside``: receipts that hold the token or short code the sale claims, each
+    with what it claimed (``set_aside``), set aside in the same transaction as the sale is
+    stored: nothing can take them in between, and if the sale fails they stay as they were.
+
     Raises IntegrityError, having written nothing (its number given back), when its token
     or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
     insert = compiled_insert(Receipt)
-    written, change = _sale(insert, merchant, values, keyed)
+    if setting_aside:
+        with transaction.atomic(using=insert.db):
+            for holder, claimed in setting_aside:
+                set_aside(holder, claimed)
+            written, change = _sale(insert, merchant, values, keyed)
+    else:
+        written, change = _sale(insert, merchant, values, keyed)
     hooks.committed(change, insert.db)
     return written
 
@@ -336,14 +348,16 @@ def mark_keyed(receipt: Receipt) -> None:
 
 
 def set_aside(holder: Receipt, claimed: str) -> bool:
-    """Give ``holder``, a receipt made without its merchant's key, a fresh token and short
-    code, and record what it had (SetAside), so that a keyed sale can take the ones it
-    claimed (``claimed``: "token" or "short code", for the log). Returns False, changing
-    nothing, if ``holder`` was made with a key meanwhile."""
+    """Give ``holder`` a fresh token and short code, and record what it had (SetAside), so
+    that a sale it gives way to (receipts.creation) can take the ones it claimed
+    (``claimed``: "token" or "short code", for the log): a test receipt, or a live one made
+    without its merchant's key. Returns False, changing nothing, if a live ``holder`` was
+    made with a key meanwhile."""
+    still = Q(pk=holder.pk) & (Q(livemode=False) | Q(keyed=False))
     for _ in range(MAX_CODE_ATTEMPTS):
         try:
             with transaction.atomic():  # a savepoint when a transaction is open
-                taken = Receipt.objects.filter(pk=holder.pk, keyed=False).update(
+                taken = Receipt.objects.filter(still).update(
                     token=new_token(), short_code=new_short_code(), updated_at=timezone.now()
                 )
                 if taken:
@@ -357,7 +371,14 @@ def set_aside(holder: Receipt, claimed: str) -> bool:
             continue
     else:
         raise RuntimeError(f"no free short code after {MAX_CODE_ATTEMPTS} attempts")
-    if taken:
+    if taken and not holder.livemode:
+        logger.warning(
+            "test receipt %s of merchant %s set aside: a live sale claims its %s",
+            holder.pk,
+            holder.merchant_id,
+            claimed,
+        )
+    elif taken:
         logger.warning(
             "receipt %s of merchant %s, made without a key, set aside: a sale sent with its merchant's key "
             "claims its %s",

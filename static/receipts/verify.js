@@ -3,7 +3,8 @@
 //
 // The checks are docs/verification.md's, as receco-verify makes them: the content's
 // canonical form (RFC 8785), its Ed25519 signature by a published key (WebCrypto), the
-// file's trust.hash (SHA-256), the checkpoint's signature (C2SP signed note) and the
+// file's trust.hash (SHA-256), every field of the file that the signed content states
+// (receco_verify.orf.reading), the checkpoint's signature (C2SP signed note) and the
 // inclusion proof up to the checkpoint's root (RFC 9162, 2.1.3.2). Nothing here needs the
 // network once the page is loaded, except fetching a receipt by its code, link or QR code.
 "use strict";
@@ -182,6 +183,123 @@
 
   function entries(count) { return count === 1 ? "1 entry" : count + " entries"; }
 
+  // --- the file's fields, as its signed content states them (receco_verify.orf.reading) ---------
+
+  var ABSENT = { absent: true };  // a field the file must not have: the content states there is none
+  var NUMBERED_FROM = 2, IDENTIFIED_FROM = 3;
+
+  function own(object, name) { return Object.prototype.hasOwnProperty.call(object, name); }
+
+  // How many digits of ``code``'s amounts are minor units (the table the page was served with).
+  function minorDigits(code) {
+    var currencies = published.currencies || { digits: {}, "default": 2 };
+    var upper = String(code || "").toUpperCase();
+    return own(currencies.digits, upper) ? currencies.digits[upper] : currencies["default"];
+  }
+
+  function major(minor, code) {
+    if (minor === null || minor === undefined) return null;
+    var digits = minorDigits(code);
+    return digits === 0 ? minor : minor / Math.pow(10, digits);
+  }
+
+  // The part of an ORF file a sale's or refund's signed content states (ABSENT: must not be
+  // there). Throws for a content that is no receipt's.
+  function reading(content) {
+    if (content.type !== "sale" && content.type !== "refund") throw new Error("not a receipt");
+    var currency = content.currency, refund = content.type === "refund", payment = content.payment;
+    function m(minor) { return major(minor, currency); }
+    var extension = {
+      token: content.token, short_code: content.short_code, livemode: content.livemode,
+      subtotal: m(content.subtotal_amount), discount: m(content.discount_amount), tip: m(content.tip_amount),
+      refund_of: refund ? content.refund_of.token : null
+    };
+    if (content.v >= NUMBERED_FROM) extension.receipt_number = content.number;
+    if (refund) {
+      extension.refunded_items = content.refund_of.lines.map(function (line) {
+        return { index: line.index, quantity: line.quantity };
+      });
+    }
+    var doc = {
+      receipt: { receipt_id: content.token, issue_timestamp: content.transaction_date, receipt_type: content.type },
+      merchant: { merchant_id: content.merchant.id, display_name: content.merchant.name },
+      line_items: content.items.map(function (item, index) {
+        return {
+          line_item_id: item.sku || String(index + 1), description: item.name, quantity: item.quantity,
+          unit_price: m(item.unit_price), line_total: m(item.total_price)
+        };
+      }),
+      total: m(content.total_amount),
+      currency: currency,
+      extensions: { receco: extension }
+    };
+    if (refund && content.v < IDENTIFIED_FROM) {
+      // Its tax lines and card are its sale's share, which this version does not sign.
+      if (payment.method) doc.payment = { payment_method: payment.method };
+      return doc;
+    }
+    var lines = content.tax_lines;
+    if (lines.length) {
+      var names = lines.map(function (line) { return line.name; });
+      var one = names.every(function (name) { return name === names[0]; });
+      doc.tax = {
+        tax_scheme: one ? names[0] : ABSENT,
+        tax_lines: lines.map(function (line) {
+          return { rate: Number((line.rate / 100).toFixed(6)), base_amount: m(line.taxable_amount), tax_amount: m(line.tax_amount) };
+        })
+      };
+    } else {
+      doc.tax = ABSENT;
+    }
+    extension.tax_lines_inclusive = lines.map(function (line) { return Boolean(line.inclusive); });
+    extension.card_last4 = payment.card_last4;
+    var paid = { payment_method: payment.method, provider: payment.card_brand, authorization_code: payment.authorization_code };
+    var any = Object.keys(paid).some(function (name) { return paid[name]; });
+    if (any) {
+      Object.keys(paid).forEach(function (name) { if (!paid[name]) paid[name] = ABSENT; });
+      doc.payment = paid;
+    } else {
+      doc.payment = ABSENT;
+    }
+    return doc;
+  }
+
+  var CHANGED = ": the file was changed after it was signed.";
+
+  function shown(value) { return JSON.stringify(value); }
+
+  function same(expected, found) {
+    if (typeof expected === "number" && typeof found === "number") return expected === found;
+    return typeof expected === typeof found && expected === found;
+  }
+
+  // Throws naming the first field of ``found`` that says otherwise than ``expected`` (a reading).
+  function agree(expected, found, path) {
+    if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
+      if (found === null || typeof found !== "object" || Array.isArray(found)) {
+        throw new Error("The file's " + path + " is not an object" + CHANGED);
+      }
+      Object.keys(expected).forEach(function (name) {
+        var where = path ? path + "." + name : name, value = expected[name];
+        if (value === ABSENT) {
+          if (own(found, name)) throw new Error("The file has " + where + ", which the signed content has none of" + CHANGED);
+        } else if (!own(found, name)) {
+          throw new Error("The file has no " + where + ", the signed content says " + shown(value) + CHANGED);
+        } else {
+          agree(value, found[name], where);
+        }
+      });
+    } else if (Array.isArray(expected)) {
+      if (!Array.isArray(found) || found.length !== expected.length) {
+        var count = Array.isArray(found) ? found.length : "no";
+        throw new Error("The file's " + path + " has " + count + " entries, the signed content " + expected.length + CHANGED);
+      }
+      expected.forEach(function (value, index) { agree(value, found[index], path + "[" + index + "]"); });
+    } else if (!same(expected, found)) {
+      throw new Error("The file's " + path + " is " + shown(found) + ", the signed content says " + shown(expected) + CHANGED);
+    }
+  }
+
   // --- the checks ----------------------------------------------------------------------------
 
   // {content, signature, trust, log} of a receipt file: the ORF file or a proof bundle.
@@ -202,7 +320,12 @@
     function add(ok, text) { results.push({ ok: ok, text: text }); return ok; }
     var part = signedPart(doc);
     if (!part) {
-      add(false, "This file is not a signed Receco receipt: it has no signature or signed content.");
+      var extension = doc && doc.extensions && doc.extensions.receco;
+      if (doc && doc.orf_version && !doc.trust && extension && extension.livemode === false) {
+        add(false, "This is a test receipt: Receco does not sign test receipts. Anyone can make one, under any shop name: it records no purchase.");
+      } else {
+        add(false, "This file is not a signed Receco receipt: it has no signature or signed content.");
+      }
       return Promise.resolve({ results: results, part: null, state: "bad" });
     }
     var content = part.content, keys, bytes, signatureOk = false;
@@ -233,6 +356,15 @@
         var ok = part.trust.hash_algorithm === "SHA-256" && part.trust.hash === toHex(digest) && part.trust.signed_by === content.kid;
         if (ok) add(true, "The file's fingerprint (SHA-256) and signer match its signed content.");
         else add(false, "The file's fingerprint or signer (its trust fields) do not match its signed content.");
+        var stated;
+        try { stated = reading(content); } catch (error) {
+          add(false, "The signed content is not a sale's or a refund's: it is no receipt's.");
+          return;
+        }
+        try {
+          agree(stated, doc, "");
+          add(true, "The file's shop, items, amounts, tax, dates and numbers say what its signed content says.");
+        } catch (error) { add(false, error.message); }
       });
     }).then(function () {
       if (!bytes) return "bad";
@@ -243,7 +375,7 @@
       return checkLog(part.log, bytes, keys, add);
     }).then(function (logState) {
       var failed = results.some(function (r) { return r.ok === false; });
-      var state = failed || !signatureOk ? "bad" : logState === "unlogged" ? "unlogged" : "good";
+      var state = failed || !signatureOk ? "bad" : content.livemode === false ? "test" : logState === "unlogged" ? "unlogged" : "good";
       return { results: results, part: signatureOk ? part : null, state: state };
     });
   }
@@ -344,13 +476,36 @@
   var TITLES = {
     good: "Verified",
     unlogged: "Signed, not in the log yet",
+    test: "Test receipt: not a purchase",
     bad: "Not verified"
   };
-  var SUMMARIES = {
-    good: "This receipt is genuine: it is exactly what Receco signed and logged.",
-    unlogged: "The signature is valid: the content is what Receco signed. Its place in the public log can be checked once it is there.",
-    bad: "Do not rely on this receipt: at least one check failed (below)."
-  };
+
+  // Who issued the receipt, as its signature says: the merchant's id, and its identity as
+  // Receco checked it (content version 3), or that nobody did: the name is then its own.
+  function issuer(content) {
+    var merchant = content.merchant || {};
+    var id = "the merchant " + merchant.id;
+    var identity = merchant.identity;
+    if (identity) {
+      var number = identity.registration_number ? ", " + identity.registration_number : "";
+      return id + ", whose identity Receco checked: " + identity.legal_name + number + ".";
+    }
+    var why = own(merchant, "identity") ? "Receco has not checked who runs it" : "Its signature does not say who runs it";
+    return id + ". " + why + ": the shop name on the receipt is the merchant's own.";
+  }
+
+  function summary(state, content) {
+    if (state === "good") return "This receipt is genuine: it is exactly what Receco signed and logged, for " + issuer(content);
+    if (state === "unlogged") {
+      return "The signature is valid: the content is what Receco signed, for " + issuer(content) +
+        " Its place in the public log can be checked once it is there.";
+    }
+    if (state === "test") {
+      return "Receco signed this as a test receipt, before it stopped signing them: it was made while a till was being set up, " +
+        "by anyone, under any shop name. Nobody paid for it.";
+    }
+    return "Do not rely on this receipt: at least one check failed (below).";
+  }
 
   var TYPES = { sale: "Sale", refund: "Refund", void: "Void of the sale" };
 
@@ -365,11 +520,15 @@
 
   function money(minor, currency) {
     if (typeof minor !== "number") return "";
+    var digits = minorDigits(currency);
     try {
-      var format = new Intl.NumberFormat("en", { style: "currency", currency: currency, currencyDisplay: "narrowSymbol" });
-      return format.format(minor / Math.pow(10, format.resolvedOptions().maximumFractionDigits));
+      var format = new Intl.NumberFormat("en", {
+        style: "currency", currency: currency, currencyDisplay: "narrowSymbol",
+        minimumFractionDigits: digits, maximumFractionDigits: digits
+      });
+      return format.format(major(minor, currency));
     } catch (error) {
-      return minor + " " + currency + " (minor units)";
+      return major(minor, currency) + " " + currency;
     }
   }
 
@@ -385,14 +544,19 @@
     clear(details);
     clear(rows);
     var merchant = content.merchant || {};
+    var identity = merchant.identity;
+    var checked = identity ? identity.legal_name + (identity.registration_number ? ", " + identity.registration_number : "")
+      : own(merchant, "identity") ? "Not checked by Receco" : "Not stated (signed before Receco stated identities)";
     var pairs = [
-      ["Shop", [merchant.name, merchant.location].filter(Boolean).join(", ")],
+      ["Merchant id", merchant.id],
+      ["Identity checked by Receco", content.livemode === false ? "None: a test receipt" : checked],
+      ["Name on the receipt", [merchant.name, merchant.location].filter(Boolean).join(", ") + " (the merchant's own words)"],
       [TYPES[content.type] || "Receipt", content.short_code],
       ["Number", content.number],  // signed from content version 2 on
       ["Date", content.transaction_date ? when(content.transaction_date) : when(content.voided_at)],
       ["Total", money(content.total_amount, content.currency)]
     ];
-    if (!content.livemode) pairs.push(["Mode", "Test receipt"]);
+    if (content.livemode === false) pairs.unshift(["Mode", "Test receipt: no purchase"]);
     pairs.forEach(function (pair) {
       if (!pair[1]) return;
       var row = element("div");
@@ -416,7 +580,7 @@
     verdict.hidden = false;
     verdict.setAttribute("data-state", outcome.state);
     verdict.querySelector(".verdict-title").textContent = TITLES[outcome.state];
-    verdict.querySelector(".verdict-summary").textContent = SUMMARIES[outcome.state];
+    verdict.querySelector(".verdict-summary").textContent = summary(outcome.state, outcome.part ? outcome.part.content : {});
     var list = verdict.querySelector(".checks");
     clear(list);
     outcome.results.forEach(function (result) {

@@ -529,3 +529,33 @@ def test_what_a_till_printed_offline_cannot_be_claimed_by_another_merchant(
     receipt = Receipt.objects.get(token=printed["receiptId"])
     assert (receipt.merchant, receipt.short_code) == (merchant, printed["shortCode"])
     assert agent_process.health()["failed"] == 0
+
+
+def test_what_a_till_printed_offline_without_a_key_is_never_lost_to_a_test_merchant(
+    agent_process, api_url, closed_api_url, merchant
+):
+    # The agent has no key (the shop does not require one): its token is plain. Someone who
+    # saw the slip sends a sale with its token and code for a test merchant, anonymously.
+    agent_process.start(RECECO_API_URL=closed_api_url, RECECO_MERCHANT_ID="mama-put")
+    printed = post_json(f"{agent_process.url}/transactions", sale("mama-put"))[1]
+    agent_process.terminate()
+    forgery = {
+        "token": printed["receiptId"],
+        "short_code": printed["shortCode"],
+        "merchant_string_id": "test-anything",
+        "merchant_name": "Mama Put Kitchen (Official)",
+        "total_amount": 100,
+        "items": [{"name": "Tea", "quantity": 1, "unit_price": 100, "total_price": 100}],
+    }
+    status, answer, _ = post_json(f"{api_url}/trpc/createReceiptFromPOS", forgery)
+    assert status == 200
+    assert answer["result"]["data"]["short_code"] == printed["shortCode"]
+
+    agent_process.start(RECECO_API_URL=api_url, RECECO_MERCHANT_ID="mama-put")
+    wait_until(lambda: agent_process.health()["pending"] == 0, timeout=30)
+    assert agent_process.health()["failed"] == 0
+    receipt = Receipt.objects.get(token=printed["receiptId"])
+    assert (receipt.merchant, receipt.short_code, receipt.livemode) == (merchant, printed["shortCode"], True)
+    for reference in (printed["receiptId"], printed["shortCode"]):
+        status, answer = get_json(f"{api_url}/trpc/getReceipt?input={quote(json.dumps({'token': reference}))}")
+        assert (status, answer["result"]["data"]["total_amount"]) == (200, 350000)

@@ -373,3 +373,174 @@ def test_scanning_the_qr_code_checks_the_receipt(
         expect(page.locator(".viewfinder")).to_be_hidden()  # the camera is stopped once read
     finally:
         browser.close()
+
+
+# --- The third hostile review: a saved file whose total was changed said "Verified"; a test
+# merchant's receipt under any shop name was called genuine. ------------------------------
+
+# Each field the signed content states, changed in the file, and what the page names.
+FIELD_EDITS = [
+    (lambda d: d.update(total=1301.0), "Failed: The file's total is 1301, the signed content says 1300: "
+     "the file was changed after it was signed."),
+    (lambda d: d.update(currency="USD"), "Failed: The file's currency is \"USD\", the signed content says \"NGN\""),
+    (lambda d: d["receipt"].update(issue_timestamp="2026-11-21T10:15:00.000Z"), "The file's receipt.issue_timestamp"),
+    (lambda d: d["receipt"].update(receipt_id="rcpt_another1_aaaaaa"), "The file's receipt.receipt_id"),
+    (lambda d: d["merchant"].update(display_name="Shoprite Lekki (Official)"), "The file's merchant.display_name"),
+    (lambda d: d["merchant"].update(merchant_id="shoprite"), "The file's merchant.merchant_id"),
+    (lambda d: d["line_items"][0].update(description="Fried rice"), "The file's line_items[0].description"),
+    (lambda d: d["line_items"][0].update(quantity=3), "The file's line_items[0].quantity"),
+    (lambda d: d["line_items"][0].update(unit_price=5.0), "The file's line_items[0].unit_price is 5"),
+    (lambda d: d["line_items"][1].update(line_total=1.0), "The file's line_items[1].line_total"),
+    (lambda d: d["line_items"].pop(), "The file's line_items has 1 entries, the signed content 2"),
+    (lambda d: d["tax"]["tax_lines"][0].update(rate=0.05), "The file's tax.tax_lines[0].rate is 0.05"),
+    (lambda d: d["tax"]["tax_lines"][0].update(base_amount=1.0), "The file's tax.tax_lines[0].base_amount"),
+    (lambda d: d["tax"]["tax_lines"][0].update(tax_amount=1.0), "The file's tax.tax_lines[0].tax_amount"),
+    (lambda d: d.pop("tax"), "The file has no tax, the signed content says"),
+    (lambda d: d["payment"].update(provider="mastercard"), "The file's payment.provider"),
+    (lambda d: d["payment"].update(authorization_code="X1"), "The file has payment.authorization_code"),
+    (lambda d: d["extensions"]["receco"].update(receipt_number="MAMAPU-2026-000999"),
+     "The file's extensions.receco.receipt_number"),
+    (lambda d: d["extensions"]["receco"].update(short_code="ZZZZZZ"), "The file's extensions.receco.short_code"),
+    (lambda d: d["extensions"]["receco"].update(subtotal=1.0), "The file's extensions.receco.subtotal"),
+    (lambda d: d["extensions"]["receco"].update(tip=10.0), "The file's extensions.receco.tip"),
+    (lambda d: d["extensions"]["receco"].update(card_last4="0000"), "The file's extensions.receco.card_last4"),
+    (lambda d: d["extensions"]["receco"].update(livemode=False), "The file's extensions.receco.livemode"),
+    (lambda d: d["extensions"]["receco"].update(tax_lines_inclusive=[False]),
+     "The file's extensions.receco.tax_lines_inclusive[0]"),
+]  # fmt: skip
+
+
+@pytest.fixture
+def vat_sale(receipt_factory):
+    """A sale with a tax line and a card, in the log."""
+    sale = receipt_factory(
+        token="rcpt_vatsale01_aaaaaa",
+        short_code="VATSA1",
+        subtotal_amount=130000,
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}],
+        payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": None},
+    )
+    append()
+    return sale
+
+
+def test_each_field_of_a_saved_file_changed_is_caught_and_named(phone, live_server, vat_sale, tmp_path):
+    page = phone.page
+    path = _download(page, vat_sale, tmp_path)
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_checks(page)).to_contain_text(
+        "Passed: The file's shop, items, amounts, tax, dates and numbers say what its signed content says."
+    )
+    for number, (change, named) in enumerate(FIELD_EDITS):
+        edited = _edited(path, change).rename(tmp_path / f"edited-{number}.orf.json")
+        _open(page, edited)
+        expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
+        expect(_checks(page)).to_contain_text(named)
+        if number == 0:
+            assert violations(page) == []
+            _shot(page, "verify-total-changed")
+    _no_complaints(phone)
+
+
+def test_the_verdict_names_the_merchant_and_the_identity_receco_checked(
+    phone, live_server, merchant, receipt_factory, tmp_path, artifacts
+):
+    merchant.checked_legal_name, merchant.checked_registration_number = "Mama Put Foods Ltd", "RC1234567"
+    merchant.save()
+    sale = receipt_factory(token="rcpt_checked01_aaaaaa", short_code="CHECK1")
+    append()
+    page = phone.page
+    path = _download(page, sale, tmp_path)
+    standing_section = page.locator(".log-standing")
+    expect(standing_section).to_contain_text("Identity checked by Receco: Mama Put Foods Ltd, RC1234567.")
+    expect(standing_section).to_contain_text("Its content is what the till of merchant mama-put sent")
+    standing_section.screenshot(path=artifacts / "receipt-verified-identity-360x740.png")
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_verdict(page).locator(".verdict-summary")).to_have_text(
+        "This receipt is genuine: it is exactly what Receco signed and logged, for the merchant mama-put, "
+        "whose identity Receco checked: Mama Put Foods Ltd, RC1234567."
+    )
+    details = _verdict(page).locator(".signed-details")
+    expect(details).to_contain_text("Merchant idmama-put")
+    expect(details).to_contain_text("Identity checked by Receco" + "Mama Put Foods Ltd, RC1234567")
+    expect(details).to_contain_text("Name on the receiptMama Put Kitchen, Lekki Phase 1 (the merchant's own words)")
+    assert violations(page) == []
+    _shot(page, "verify-identity-checked")
+    page.screenshot(path=artifacts / "verify-identity-checked-360x740.png", full_page=True)
+
+
+def test_a_shop_name_nobody_checked_is_not_called_verified(phone, live_server, merchant, receipt_factory, tmp_path):
+    merchant.name = "Shoprite Lekki (Official)"  # an owner may rename the shop at will
+    merchant.save()
+    sale = receipt_factory(token="rcpt_unchecked_aaaaaa", short_code="UNCHK1")
+    append()
+    page = phone.page
+    path = _download(page, sale, tmp_path)
+    expect(page.locator(".log-standing")).to_contain_text(
+        "Receco has not checked who runs this merchant: the name on this receipt is the merchant's own."
+    )
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).locator(".verdict-summary")).to_have_text(
+        "This receipt is genuine: it is exactly what Receco signed and logged, for the merchant mama-put. "
+        "Receco has not checked who runs it: the shop name on the receipt is the merchant's own."
+    )
+    expect(_verdict(page).locator(".signed-details")).to_contain_text(
+        "Identity checked by Receco" + "Not checked by Receco"
+    )
+
+
+def test_a_test_merchants_receipt_under_any_shop_name_is_no_purchase(phone, live_server, tmp_path, artifacts, merchant):
+    sale = {
+        "merchant_string_id": "test-anything",
+        "merchant_name": "Shoprite Lekki (Official)",
+        "total_amount": 1300000,
+        "items": [{"name": "Television", "quantity": 1, "unit_price": 1300000, "total_price": 1300000}],
+    }
+    request = urllib.request.Request(
+        f"{live_server.url}/api/trpc/createReceiptFromPOS",
+        json.dumps(sale).encode(),
+        {"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        token = json.load(response)["result"]["data"]["token"]
+    append()
+    forged = Receipt.objects.get(token=token)
+    page = phone.page
+    path = _download(page, forged, tmp_path)
+    expect(page.locator(".log-standing")).to_contain_text("Test receipt: not signed")
+    assert violations(page) == []
+    page.screenshot(path=artifacts / "receipt-test-not-signed-360x740.png", full_page=True)
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Not verified")
+    expect(_checks(page)).to_have_text(
+        "Failed: This is a test receipt: Receco does not sign test receipts. Anyone can make one, under any shop "
+        "name: it records no purchase."
+    )
+    assert violations(page) == []
+    _shot(page, "verify-test-unsigned")
+
+
+def test_a_test_receipt_signed_before_stays_a_test_receipt(phone, live_server, tmp_path, artifacts, monkeypatch, api):
+    from tests.ledger.test_test_receipts import FORGERY, _append_as_before
+
+    status, body = api.post("createReceiptFromPOS", FORGERY)
+    forged = Receipt.objects.get(pk=body["result"]["data"]["id"])
+    _append_as_before(monkeypatch, forged)
+    page = phone.page
+    path = _download(page, forged, tmp_path)
+    expect(page.locator(".log-standing")).to_contain_text("Verified test receipt")
+    page.goto(f"{live_server.url}/app/verify")
+    _open(page, path)
+    expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Test receipt: not a purchase")
+    expect(_verdict(page).locator(".verdict-summary")).to_contain_text("Nobody paid for it.")
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("ModeTest receipt: no purchase")
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("Merchant idtest-anything")
+    assert violations(page) == []
+    _shot(page, "verify-test-signed-before")
+    page.screenshot(path=artifacts / "verify-test-signed-before-360x740.png", full_page=True)

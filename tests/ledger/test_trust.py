@@ -133,3 +133,39 @@ def test_a_file_is_turned_into_the_bundle_the_log_serves(client, receipt):
     append()
     bundle = client.get(f"/log/proof/{receipt.token}").json()
     assert orf_file.bundle_of(_download(client, receipt)) == bundle
+
+
+# The third hostile review: in the file from "Download for your records", `total` changed
+# from 1300.0 to 1301.0 was VERIFIED ("inclusion proof checked"). Every field the signed
+# content states is held to it; each change names its field.
+FILE_EDITS = [
+    ("total", lambda d: d.update(total=1301.0), "the file's total is 1301.0, the signed content says 1300.0"),
+    ("an item's price", lambda d: d["line_items"][0].update(unit_price=5.0),
+     "the file's line_items[0].unit_price is 5.0, the signed content says 500.0"),
+    ("a tax amount", lambda d: d["tax"]["tax_lines"][0].update(tax_amount=1.0),
+     "the file's tax.tax_lines[0].tax_amount is 1.0, the signed content says 90.7"),
+    ("the date", lambda d: d["receipt"].update(issue_timestamp="2026-11-21T10:15:00.000Z"),
+     'the file\'s receipt.issue_timestamp is "2026-11-21T10:15:00.000Z", the signed content says '
+     '"2026-11-22T10:15:00.000Z"'),
+    ("the shop", lambda d: d["merchant"].update(display_name="Shoprite Lekki (Official)"),
+     'the file\'s merchant.display_name is "Shoprite Lekki (Official)", the signed content says "Mama Put Kitchen"'),
+    ("the number", lambda d: d["extensions"]["receco"].update(receipt_number="MAMAPU-2026-000999"),
+     "the file's extensions.receco.receipt_number is \"MAMAPU-2026-000999\""),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "named"), [e[1:] for e in FILE_EDITS], ids=[e[0] for e in FILE_EDITS])
+def test_a_downloaded_file_whose_fields_were_changed_is_not_verified(
+    client, receipt_factory, tmp_path, capsys, change, named
+):
+    receipt = receipt_factory(
+        tax_lines=[{"name": "VAT", "rate": 7.5, "taxable_amount": 120930, "tax_amount": 9070, "inclusive": True}]
+    )
+    append()
+    found = _download(client, receipt)
+    assert found["total"] == 1300.0
+    assert _verify(tmp_path, client, found) == 0
+    capsys.readouterr()
+    change(found)
+    assert _verify(tmp_path, client, found) == 1
+    assert capsys.readouterr().err.startswith(f"NOT VERIFIED: {named}")

@@ -4,7 +4,7 @@ import base64
 import hashlib
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from receco_verify import merkle, note
+from receco_verify import merkle, note, orf
 from receco_verify.canonical import canonicalize
 from receco_verify.keys import PublicKey, raw_public, thumbprint
 
@@ -29,27 +29,42 @@ class Signer:
         return note.sign(text, origin, self.private.sign, self.public)
 
 
-def content(number: int, kid: str, version: int = 2) -> dict:
-    """Receipt ``number``'s content in ``version``: from version 2 it signs its number,
-    MP-2026-000001 for receipt 0."""
+def content(number: int, kid: str, version: int = 3) -> dict:
+    """Receipt ``number``'s content in ``version``, as the service signs it: from version 2
+    it signs its number, MP-2026-000001 for receipt 0; from version 3 its merchant's
+    checked identity (Mama Put Foods Ltd, RC1234567)."""
+    total = 1000 + number
     item = {
         "v": version,
         "kid": kid,
         "type": "sale",
         "token": f"token-{number:04d}-abcdefgh",
         "short_code": f"K{number:05d}",
-        "merchant": {"name": "Mama Put", "id": "m_1"},
-        "total_amount": 1000 + number,
+        "livemode": True,
+        "merchant": {"id": "m_1", "name": "Mama Put", "location": "Lekki"},
+        "transaction_date": "2026-11-22T10:15:00.000Z",
+        "issued_at": "2026-11-22T10:15:02.314Z",
         "currency": "NGN",
-        "items": [{"name": "Jollof", "quantity": 1, "unit_price": 1000 + number, "total_price": 1000 + number}],
+        "total_amount": total,
+        "subtotal_amount": total,
+        "discount_amount": None,
+        "tip_amount": None,
+        "items": [{"name": "Jollof", "quantity": 1, "unit_price": total, "total_price": total, "sku": "JR-1"}],
+        "tax_lines": [
+            {"name": "VAT", "rate": 7.5, "taxable_amount": 930 + number, "tax_amount": 70, "inclusive": True}
+        ],
+        "payment": {"method": "card", "card_brand": "visa", "card_last4": "4242", "authorization_code": None},
+        "refund_of": None,
     }
     if version >= 2:
         item["number"] = f"MP-2026-{number + 1:06d}"
+    if version >= 3:
+        item["merchant"]["identity"] = {"legal_name": "Mama Put Foods Ltd", "registration_number": "RC1234567"}
     return item
 
 
 def bundles(
-    signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = None, version: int = 2
+    signer: Signer, count: int = 5, *, signed_by: list[Signer] | None = None, version: int = 3
 ) -> tuple[list[dict], str]:
     """``count`` signed receipts in a log, in ``version`` of the content, each with its
     inclusion proof, and the checkpoint ``signer`` signed; receipt i signed by
@@ -77,32 +92,35 @@ def bundles(
 
 
 def orf_file(bundle: dict, *, logged: bool = True) -> dict:
-    """The ORF receipt file ("Download for your records") carrying ``bundle``: its trust,
-    its signed content and (when ``logged``) its log proof, as ledger.trust writes them."""
+    """The ORF receipt file ("Download for your records") carrying ``bundle``: its fields
+    as its signed content states them (receco_verify.orf.written, what the service writes
+    them from) and what it does not state (the merchant's record, the status, the title),
+    its trust, its signed content and (when ``logged``) its log proof, as ledger.trust
+    writes them."""
     item = bundle["content"]
-    return {
+    stated = orf.written(item)
+    document = {
         "orf_version": "0.1.0",
-        "receipt": {"receipt_id": item["token"], "issue_timestamp": "2026-11-22T10:15:00.000Z", "receipt_type": "sale"},
-        "merchant": {"legal_name": item["merchant"]["name"], "country_code": "NG"},
-        "line_items": [{"description": "Jollof", "quantity": 1, "unit_price": 10.0, "line_total": 10.0}],
-        "total": item["total_amount"] / 100,
-        "currency": "NGN",
-        "trust": {
-            "hash": hashlib.sha256(canonicalize(item)).hexdigest(),
-            "hash_algorithm": "SHA-256",
-            "signature": bundle["signature"],
-            "signed_by": item["kid"],
-        },
-        "extensions": {
-            "receco": {
-                "short_code": item["short_code"],
-                "signed_content": item,
-                "log": {name: bundle[name] for name in ("leaf_index", "tree_size", "inclusion", "checkpoint")}
-                if logged
-                else None,
-            }
-        },
+        **stated,
+        "receipt": {**stated["receipt"], "status": "issued"},
+        "merchant": {**stated["merchant"], "legal_name": "Mama Put Foods Ltd", "country_code": "NG"},
     }
+    if "tax" in stated:
+        document["tax"]["tax_lines"] = [{**line, "jurisdiction": "NG"} for line in stated["tax"]["tax_lines"]]
+    document["trust"] = {
+        "hash": hashlib.sha256(canonicalize(item)).hexdigest(),
+        "hash_algorithm": "SHA-256",
+        "signature": bundle["signature"],
+        "signed_by": item["kid"],
+    }
+    document["extensions"]["receco"].update(
+        status="completed",
+        title="VAT receipt",
+        refunds=[],
+        signed_content=item,
+        log={name: bundle[name] for name in ("leaf_index", "tree_size", "inclusion", "checkpoint")} if logged else None,
+    )
+    return document
 
 
 ALPHABET = 'aZ09 "\\/\n\t\x00\x1f\x7f\u00e9\u20ac\ud7ff\ue000\uffff\U0001f600'

@@ -90,20 +90,30 @@ def test_a_receipt_issued_before_receipts_were_numbered_says_it_has_none(files, 
     ("content", "message"),
     [
         (
-            {"v": 3},
-            "the content is of version (v) 3, this verifier knows versions 1 and 2: install a newer receco-verify",
+            {"v": 4},
+            "the content is of version (v) 4, this verifier knows versions 1, 2 and 3: install a newer receco-verify",
         ),
         (
             {"v": True},
-            "the content is of version (v) True, this verifier knows versions 1 and 2: install a newer receco-verify",
+            "the content is of version (v) True, this verifier knows versions 1, 2 and 3: "
+            "install a newer receco-verify",
         ),
         (
             {"v": None},
-            "the content is of version (v) None, this verifier knows versions 1 and 2: install a newer receco-verify",
+            "the content is of version (v) None, this verifier knows versions 1, 2 and 3: "
+            "install a newer receco-verify",
         ),
-        ({"number": 4}, "a content of version 2 signs the receipt's number: it has none"),
+        ({"number": 4}, "a content of version 3 signs the receipt's number: it has none"),
+        (
+            {"merchant": {"id": "m_1", "name": "Mama Put"}},
+            "a content of version 3 states the merchant's checked identity: it has none",
+        ),
+        (
+            {"merchant": {"id": "m_1", "name": "Mama Put", "identity": {"registration_number": "RC1"}}},
+            "a content of version 3 states the merchant's checked identity: it has none",
+        ),
     ],
-    ids=["a later version", "a boolean", "none", "a number that is not a string"],
+    ids=["a later version", "a boolean", "none", "a number that is not a string", "no identity", "no legal name"],
 )
 def test_a_content_this_verifier_cannot_read_is_not_verified_even_if_signed(files, capsys, content, message):
     # Signed by the published key (as a later service would sign a later version), so

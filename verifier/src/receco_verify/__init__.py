@@ -6,4 +6,4 @@ C2SP signed note and checkpoint (``note``), and what a receipt bundle must prove
 (``receipt``). The service imports these; it never re-implements them.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

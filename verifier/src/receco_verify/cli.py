@@ -1,8 +1,10 @@
 """``receco-verify receipt.json --keys jwks.json [--checkpoint checkpoint.txt]``: checks a
 saved receipt, a proof bundle or the ORF file of "Download for your records", with no
 network. Exit status 0 when every check passed, 1 when one failed or the file has no proof
-of its place in the log yet (the reason on stderr), 2 on a usage error. What it checked is
-printed, with the receipt's number as signed (content version 2) or that it is not."""
+of its place in the log yet (the reason on stderr), 2 on a usage error, 3 when every check
+passed but the receipt is a test receipt (no purchase). What it checked is printed, with
+the receipt's number as signed (content version 2) or that it is not, and its merchant:
+its id, and its identity as Receco checked it (content version 3) or that nobody did."""
 
 import argparse
 import base64
@@ -42,18 +44,21 @@ def main(argv: list[str] | None = None) -> int:
         result = verify_bundle(bundle, keys, checkpoint, args.origin)
         if orf.is_orf(document):
             orf.check_trust(document)
+            orf.check_fields(document)
     except orf.NotInLog as error:
         return _signed_only(document, keys, error)
     except VerificationError as error:
-        print(f"NOT VERIFIED: {error}", file=sys.stderr)
+        print(f"NOT VERIFIED: {_unsigned_test(bundle) or error}", file=sys.stderr)
         return 1
     content = bundle["content"]
-    print(f"VERIFIED receipt {content.get('short_code')} ({content.get('token')})")
+    signed = result.signed
+    print(f"VERIFIED {'' if signed.livemode else 'TEST '}receipt {content.get('short_code')} ({content.get('token')})")
     print(f"  signature: Ed25519 by key {result.kid}")
-    print(f"  number: {_number(result.signed)}")
+    print(f"  number: {_number(signed)}")
+    print(f"  merchant: {_merchant(signed, content)}")
     print(f"  checkpoint: {result.origin}, {result.tree_size} receipts, signed by a published key")
     print(f"  log: leaf {result.leaf_index} of {result.tree_size}, inclusion proof checked")
-    return 0
+    return _test_receipt() if not signed.livemode else 0
 
 
 def _signed_only(document: dict, keys: dict, missing: orf.NotInLog) -> int:
@@ -63,14 +68,47 @@ def _signed_only(document: dict, keys: dict, missing: orf.NotInLog) -> int:
         signature = base64.b64decode(trust.get("signature") or "", validate=True)
         signed = verify_signature(content, signature, keys)
         orf.check_trust(document)
+        orf.check_fields(document)
     except (ValueError, TypeError) as error:  # VerificationError, or a signature that is not base64
         print(f"NOT VERIFIED: {error}", file=sys.stderr)
         return 1
-    print(f"SIGNED receipt {content.get('short_code')} ({content.get('token')})")
+    print(f"SIGNED {'' if signed.livemode else 'TEST '}receipt {content.get('short_code')} ({content.get('token')})")
     print(f"  signature: Ed25519 by key {signed.key.kid}")
     print(f"  number: {_number(signed)}")
+    print(f"  merchant: {_merchant(signed, content)}")
     print(f"NOT VERIFIED: {missing}: download the receipt again in a minute", file=sys.stderr)
     return 1
+
+
+TEST_RECEIPT = "a test receipt: made with a test key or for a test merchant, by anyone, under any name; no purchase"
+
+
+def _test_receipt() -> int:
+    print(f"NOT A PURCHASE: {TEST_RECEIPT}", file=sys.stderr)
+    return 3
+
+
+def _unsigned_test(document) -> str | None:
+    """What to say of a receipt file that carries no signature because it is a test
+    receipt's (Receco does not sign them), else None."""
+    if not orf.is_orf(document) or document.get("trust") is not None:
+        return None
+    extension = (document.get("extensions") or {}).get(orf.EXTENSION)
+    if isinstance(extension, dict) and extension.get("livemode") is False:
+        return f"{TEST_RECEIPT}. Receco does not sign test receipts"
+    return None
+
+
+def _merchant(signed: Signed, content: dict) -> str:
+    """Who issued the receipt, as the signature vouches for it: the merchant's id, and its
+    identity as Receco's operator checked it, or that nobody did (its name is then its own)."""
+    name = (content.get("merchant") or {}).get("name")
+    if signed.identity is not None:
+        identity = signed.identity
+        number = f", {identity['registration_number']}" if identity.get("registration_number") else ""
+        return f"{signed.merchant_id}, identity checked by Receco: {identity['legal_name']}{number}"
+    why = "not checked by Receco" if signed.identified else f"not stated (signed in version {signed.version})"
+    return f"{signed.merchant_id}, identity {why}; the name {json.dumps(name, ensure_ascii=False)} is its own"
 
 
 def _number(signed: Signed) -> str:

@@ -14,8 +14,15 @@ SHA-256(0x00 || JCS(content)), so the log commits to exactly what was signed.
 The content's ``v`` is its version. Version 2 adds ``number``: the receipt's number as it
 is printed on it (``MP-2026-000123``; null for a receipt issued before receipts were
 numbered), and for a void or a set aside the number of the receipt it names. Version 1,
-what the log's first entries are, signs no number. A content of another version is refused:
-this verifier cannot say what it signs.
+what the log's first entries are, signs no number. Version 3 adds ``merchant.identity``:
+the merchant's legal name and registration number as Receco's operator checked them (null
+when nobody checked them: the merchant's ``name`` is then only what the merchant calls
+itself), and signs a refund's share of its sale's tax lines and card. A content of another
+version is refused: this verifier cannot say what it signs.
+
+``livemode`` false marks a test receipt: made with a test key, or for a ``test-`` merchant,
+by anyone, under any name. It records no purchase. Receco no longer signs test receipts;
+the log's early entries hold some, still genuine, still test receipts.
 """
 
 import base64
@@ -27,8 +34,9 @@ from receco_verify.canonical import CanonicalFormError, canonicalize
 from receco_verify.keys import PublicKey
 
 BUNDLE_FIELDS = ("content", "signature", "leaf_index", "tree_size", "inclusion", "checkpoint")
-CONTENT_VERSIONS = (1, 2)
+CONTENT_VERSIONS = (1, 2, 3)
 NUMBERED_FROM = 2  # the first version that signs the receipt's number
+IDENTIFIED_FROM = 3  # the first version that signs the merchant's checked identity and a refund's share
 
 
 class VerificationError(ValueError):
@@ -37,17 +45,27 @@ class VerificationError(ValueError):
 
 @dataclass(frozen=True)
 class Signed:
-    """What a valid signature vouches for, for a report: the key, the content's version
-    and, from version 2, the receipt's number (None when it has none)."""
+    """What a valid signature vouches for, for a report: the key, the content's version,
+    from version 2 the receipt's number (None when it has none), the merchant's id, whether
+    it is a live receipt (False: a test receipt, no purchase), and from version 3 the
+    merchant's identity as Receco's operator checked it (None: not checked)."""
 
     key: PublicKey
     version: int
     number: str | None
+    merchant_id: str | None = None
+    livemode: bool = True
+    identity: dict | None = None
 
     @property
     def numbered(self) -> bool:
         """Whether the content's version signs the receipt's number."""
         return self.version >= NUMBERED_FROM
+
+    @property
+    def identified(self) -> bool:
+        """Whether the content's version states the merchant's checked identity (or that it has none)."""
+        return self.version >= IDENTIFIED_FROM
 
 
 @dataclass(frozen=True)
@@ -87,18 +105,27 @@ def verify_signature(content: dict, signature: bytes, keys: dict[str, PublicKey]
     if not key.verify(signature, message):
         raise VerificationError("the signature does not match the receipt's content: it was changed after signing")
     version = content_version(content)
-    return Signed(key, version, content["number"] if version >= NUMBERED_FROM else None)
+    merchant = content.get("merchant") if isinstance(content.get("merchant"), dict) else {}
+    return Signed(
+        key,
+        version,
+        content["number"] if version >= NUMBERED_FROM else None,
+        merchant.get("id"),
+        content.get("livemode") is not False,
+        merchant.get("identity") if version >= IDENTIFIED_FROM else None,
+    )
 
 
 def content_version(content: dict) -> int:
     """The version of ``content`` (its ``v``), one of CONTENT_VERSIONS.
 
-    Raises VerificationError for another version, or a version 2 content without its
-    number (a string, or null).
+    Raises VerificationError for another version, a version 2 content without its number
+    (a string, or null), or a version 3 content without the merchant's identity (null, or
+    its ``legal_name``, a string, and ``registration_number``, a string or null).
     """
     version = content.get("v")
     if isinstance(version, bool) or version not in CONTENT_VERSIONS:
-        known = " and ".join(map(str, CONTENT_VERSIONS))
+        known = ", ".join(map(str, CONTENT_VERSIONS[:-1])) + f" and {CONTENT_VERSIONS[-1]}"
         raise VerificationError(
             f"the content is of version (v) {version!r}, this verifier knows versions {known}: "
             "install a newer receco-verify"
@@ -107,7 +134,22 @@ def content_version(content: dict) -> int:
         number = content.get("number", False)
         if not (number is None or isinstance(number, str)):
             raise VerificationError(f"a content of version {version} signs the receipt's number: it has none")
+    if version >= IDENTIFIED_FROM:
+        merchant = content.get("merchant")
+        identity = merchant.get("identity", False) if isinstance(merchant, dict) else False
+        if not (identity is None or _is_identity(identity)):
+            raise VerificationError(
+                f"a content of version {version} states the merchant's checked identity: it has none"
+            )
     return version
+
+
+def _is_identity(value) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("legal_name"), str)
+        and (value.get("registration_number") is None or isinstance(value.get("registration_number"), str))
+    )
 
 
 def verify_bundle(
