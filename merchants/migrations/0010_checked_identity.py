@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('merchants', '0008_merchant_receipt_prefix'),
+        ('merchants', '0009_two_step_links'),
     ]
 
     operations = [
