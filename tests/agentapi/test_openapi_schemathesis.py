@@ -46,8 +46,8 @@ def _with_content_inputs(document: dict) -> dict:
 @pytest.fixture
 def server(tmp_path):
     """gunicorn on the suite's database (on SQLite a file: tests/conftest.py), its limits
-    lifted so that the fuzzing reaches the procedures; the example sale stored and
-    appended to the log."""
+    lifted so that the fuzzing reaches the procedures; the example sale stored, and a live
+    sale appended to the log."""
     db = connection.settings_dict
     if connection.vendor == "postgresql":
         url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
@@ -66,6 +66,17 @@ def server(tmp_path):
         request = urllib.request.Request(
             f"{gunicorn.url}/api/trpc/createReceiptFromPOS",
             json.dumps(SALE_EXAMPLE).encode(),
+            {"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.status == 200
+        # The example's merchant is a test merchant, whose receipts the log never takes: a
+        # live shop's sale gives the log the entry its proofs are drawn from.
+        manage(url, "createmerchant", "fuzz-shop", "--name", "Fuzz Shop", "--no-require-api-key", **env)
+        live = {**SALE_EXAMPLE, "merchant_string_id": "fuzz-shop", "token": None, "short_code": None}
+        request = urllib.request.Request(
+            f"{gunicorn.url}/api/trpc/createReceiptFromPOS",
+            json.dumps(live).encode(),
             {"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=30) as answer:
