@@ -17,7 +17,18 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "service": (
         ROOT,
-        ["receco", "merchants", "receipts", "ledger", "messaging", "webhooks", "agentapi", "privacy", "locker"],
+        [
+            "receco",
+            "merchants",
+            "receipts",
+            "ledger",
+            "messaging",
+            "webhooks",
+            "agentapi",
+            "privacy",
+            "locker",
+            "callbacks",
+        ],
     ),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
@@ -72,6 +83,8 @@ LAYERS = [
             "receipts.sent_here",
             # the customer's receipt locker (/app/my), its sign-in transport included
             "locker",
+            # providers' delivery reports over HTTP: SMS, WhatsApp and email providers' callbacks
+            "callbacks",
         ],
     ),
 ]
