@@ -96,18 +96,17 @@ def mask_destination(channel: str, destination: str) -> str:
 
 
 def normalize_phone_channel(value: object) -> str | None:
-    """Return "sms" or "whatsapp" (any case, trimmed); None when not given (null or blank),
-    which means "sms". Raises ValueError otherwise."""
+    """Return "sms" or "whatsapp"; None when not given (null or blank), which means "sms".
+    Raises ValueError otherwise."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise ValueError(PHONE_CHANNEL_MESSAGE)
-    channel = value.strip().lower()
-    if not channel:
+    if not value.strip():
         return None
-    if channel not in PHONE_CHANNELS:
+    if value not in PHONE_CHANNELS:
         raise ValueError(PHONE_CHANNEL_MESSAGE)
-    return channel
+    return value
 
 
 def clean_phone_channel(value: object) -> str | None:
