@@ -39,8 +39,11 @@ def post_json(url: str, body: dict, *, headers: dict[str, str] | None = None, ti
         },
         method="POST",
     )
+    # An opener per request: urlopen's shared one reads the proxy settings of the
+    # environment (HTTPS_PROXY, NO_PROXY) once, when first used.
+    opener = urllib.request.build_opener()
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+        with opener.open(request, timeout=timeout) as response:
             return Answer(response.status, _object(response.read(MAX_ANSWER)))
     except urllib.error.HTTPError as exc:
         with exc:
