@@ -13,7 +13,7 @@ from merchants.sales import authorize_changes, issuer, merchant_for_sale
 from receco.errors import InvalidInput, NotFound, NotYet
 from receco.lib.trpc import mutation, query
 from receipts import writer
-from receipts.contacts import clean_contact
+from receipts.contacts import clean_contact, clean_phone_channel
 from receipts.creation import create_receipt
 from receipts.lookup import find_receipt
 from receipts.refunds import refund, validate_refund, validate_void, void
@@ -80,9 +80,11 @@ def update_receipt_contact(call: Call) -> dict:
     values = _object_input(call)
     token = _token(values)
     email, phone = clean_contact(values.get("email"), values.get("phone"))
+    phone_channel = clean_phone_channel(values.get("phone_channel"))
     receipt = find_receipt(token, call.admission)
     # find_receipt let a key through only if it is the receipt's merchant's own.
-    written = writer.update_contact(receipt, email, phone, keyed=call.admission.key is not None)
+    keyed = call.admission.key is not None
+    written = writer.update_contact(receipt, email, phone, keyed=keyed, phone_channel=phone_channel)
     return {"success": True, "deliveries": [entry.as_data() for entry in written.outcomes.get("deliveries", [])]}
 
 

@@ -25,6 +25,7 @@ from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
 from merchants.zones import dashboard_time, zone_name
+from messaging.usage import daily_costs
 from receipts import daily
 
 GRACE_CHOICES = [
@@ -183,6 +184,10 @@ class MerchantAdmin(MerchantScopedAdmin):
                 (label, series, dashboard_time(series.api_key.last_used_at, merchant.time_zone))
                 for label, series in zip(labels, report.keys, strict=True)
             ],
+            # What its receipts cost to send, as the providers bill them (messaging.usage).
+            "message_rows": [
+                cost for cost in daily_costs(merchant.pk, 30, now) if cost.sms_parts or cost.whatsapp_messages
+            ][::-1],
         }
         return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
 

@@ -8,13 +8,21 @@ class MessagingConfig(AppConfig):
     verbose_name = "Messages"
 
     def ready(self):
-        from messaging import customers, transports
+        from django.core import checks
+
+        from messaging import customers, reports, transports
+        from messaging.providers import config
+        from messaging.providers.whatsapp import WhatsAppTransport
         from receipts import hooks
 
         check_task_backend()
+        check_providers(config.problems())
+        checks.register(config.check, "messaging")
         transports.register(transports.EmailTransport())
         transports.register(transports.SmsTransport())
+        transports.register(WhatsAppTransport())
         hooks.register(customers.SendToContacts())
+        reports.connect_signals()
 
 
 IMMEDIATE = "django_tasks.backends.immediate.ImmediateBackend"
@@ -36,3 +44,11 @@ def check_task_backend() -> None:
             "inside the request that asked for them. Use RECECO_TASKS_BACKEND=database (the default without "
             "DJANGO_DEBUG) and run `python manage.py db_worker`."
         )
+
+
+def check_providers(problems) -> None:
+    """Refuse to start when a provider chosen lacks what it needs (messaging.providers.config):
+    a worker would otherwise fail every message, and a web process accept them."""
+    errors = [problem.msg for problem in problems if problem.is_serious()]
+    if errors:
+        raise ImproperlyConfigured("; ".join(errors))

@@ -17,15 +17,18 @@ import logging
 
 from django.utils import timezone
 
-from messaging import limits, outbox
-from messaging.transports import EMAIL, SMS
-from receco.errors import RateLimited
+from messaging import channels, limits, outbox
+from messaging.models import EMAIL, SMS, WHATSAPP, OptIn
+from receco.errors import InvalidInput, RateLimited
 from receco.ops import metrics
 from receipts import hooks
 from receipts.contacts import mask_destination
 from receipts.models import Receipt
 
 logger = logging.getLogger(__name__)
+
+
+WHATSAPP_NOT_OFFERED = "phone_channel: WhatsApp is not offered for this receipt's shop; leave it out for SMS"
 
 
 class DeliveryLimited(RateLimited):
@@ -47,7 +50,8 @@ class SendToContacts(hooks.Hook):
         return bool(change.email or change.phone)
 
     def write(self, change: hooks.Change) -> list[limits.Planned]:
-        planned = plan(change.receipt, change.email, change.phone, keyed=change.keyed)
+        phone_channel = channel_for_phone(change)
+        planned = plan(change.receipt, change.email, change.phone, keyed=change.keyed, phone_channel=phone_channel)
         if change.kind == hooks.CONTACT_UPDATED:
             refused = [entry for entry in planned if entry.status == limits.LIMITED]
             if refused:
@@ -59,10 +63,25 @@ class SendToContacts(hooks.Hook):
         return planned
 
 
-def plan(receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool) -> list[limits.Planned]:
-    """What would become of a delivery of ``receipt`` to each contact given, under the
-    daily limits, which hold until the transaction ends (limits.lock)."""
-    wanted = [(channel, to) for channel, to in ((EMAIL, email), (SMS, phone)) if to]
+def channel_for_phone(change: hooks.Change) -> str:
+    """The channel the receipt goes on to the change's number: the one the customer chose
+    (Receipt.customer_phone_channel), SMS by default. WhatsApp where the merchant does not
+    offer it: a contact given later is refused (InvalidInput, nothing stored); a sale, or
+    its refund, is sent by SMS instead, since the sale must be stored whatever it asks."""
+    chosen = change.receipt.customer_phone_channel or SMS
+    if chosen == WHATSAPP and not channels.offers_whatsapp(change.receipt.merchant_id):
+        if change.kind == hooks.CONTACT_UPDATED:
+            raise InvalidInput(WHATSAPP_NOT_OFFERED)
+        return SMS
+    return chosen
+
+
+def plan(
+    receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool, phone_channel: str = SMS
+) -> list[limits.Planned]:
+    """What would become of a delivery of ``receipt`` to each contact given (the number on
+    ``phone_channel``), under the daily limits, which hold until the transaction ends (limits.lock)."""
+    wanted = [(channel, to) for channel, to in ((EMAIL, email), (phone_channel, phone)) if to]
     if not wanted:
         return []
     limits.lock(receipt, [destination for _, destination in wanted])
@@ -77,5 +96,9 @@ def record(receipt: Receipt, planned: list[limits.Planned], *, keyed: bool) -> N
         if entry.status != limits.QUEUED:
             logger.info("delivery of receipt %s to %s not sent: %s", receipt.pk, masked, entry.status)
             continue
-        delivery = outbox.add(entry.channel, receipt.merchant_id, entry.destination, receipt=receipt, keyed=keyed)
+        # WhatsApp's rules: the customer's opt-in is kept with the delivery it asked for.
+        opt_in = (OptIn.TILL if keyed else OptIn.RECEIPT_PAGE) if entry.channel == WHATSAPP else ""
+        delivery = outbox.add(
+            entry.channel, receipt.merchant_id, entry.destination, receipt=receipt, keyed=keyed, opt_in=opt_in
+        )
         logger.info("delivery %s (%s) of receipt %s queued", delivery.pk, masked, receipt.pk)

@@ -25,8 +25,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import connection
 
-from messaging.models import Delivery
-from messaging.transports import EMAIL, SMS
+from messaging.models import EMAIL, PHONE_CHANNELS, SMS, WHATSAPP, Delivery
 from receipts.contacts import mask_destination
 from receipts.models import Receipt
 
@@ -37,7 +36,7 @@ QUEUED = "queued"
 DUPLICATE = "duplicate"
 LIMITED = "limited"
 
-_FIELDS = {EMAIL: "email", SMS: "phone"}
+_FIELDS = {EMAIL: "email", SMS: "phone", WHATSAPP: "phone"}
 
 
 @dataclass(frozen=True)
@@ -120,9 +119,9 @@ def _receipt_refusal(sent_today: list[Delivery], now: datetime) -> tuple[str, in
 
 def _destination_refusal(channel: str, destination: str, *, keyed: bool, since, now) -> tuple[str, int] | None:
     """Why another live delivery to ``destination`` would pass a daily limit, or None."""
-    recent = Delivery.objects.filter(
-        channel=channel, destination=destination, created_at__gte=since, receipt__livemode=True
-    )
+    # A number's limits count its texts and WhatsApp messages together.
+    same = {"channel__in": PHONE_CHANNELS} if channel in PHONE_CHANNELS else {"channel": channel}
+    recent = Delivery.objects.filter(**same, destination=destination, created_at__gte=since, receipt__livemode=True)
     times = sorted(recent.values_list("created_at", "keyed"))
     field, masked = _FIELDS[channel], mask_destination(channel, destination)
     limit = settings.RECECO_DELIVERY_DESTINATION_DAILY_LIMIT

@@ -10,13 +10,17 @@ this one does not.
 
 from django.db import models
 
-from receipts.contacts import mask_destination
+from receipts.contacts import SMS_CHANNEL, WHATSAPP_CHANNEL, mask_destination
 
 # The channels of receipts sent to customers (messaging.transports); apps above add
 # their own (webhooks).
 EMAIL = "email"
-SMS = "sms"
-_LABELS = {EMAIL: "Email", SMS: "SMS"}
+SMS = SMS_CHANNEL
+WHATSAPP = WHATSAPP_CHANNEL
+# The channels whose destination is a customer's address or number (personal data).
+TO_CUSTOMERS = (EMAIL, SMS, WHATSAPP)
+PHONE_CHANNELS = (SMS, WHATSAPP)
+_LABELS = {EMAIL: "Email", SMS: "SMS", WHATSAPP: "WhatsApp"}
 
 
 class DeliveryQuerySet(models.QuerySet):
@@ -26,6 +30,22 @@ class DeliveryQuerySet(models.QuerySet):
             models.Q(status=Delivery.Status.PENDING)
             | models.Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
         )
+
+
+class OptIn(models.TextChoices):
+    """Where a customer asked for the receipt on WhatsApp (its rules ask that this be kept)."""
+
+    TILL = "till", "Asked at the till (the shop's POS, with its key)"
+    RECEIPT_PAGE = "receipt_page", "Asked on the receipt's page or without the shop's key"
+
+
+class Report(models.TextChoices):
+    """A provider's delivery report, after it took the message; each later one a step on."""
+
+    SENT = "sent", "Sent by the provider"
+    DELIVERED = "delivered", "Delivered"
+    READ = "read", "Read"
+    FAILED = "failed", "Not delivered"
 
 
 class Delivery(models.Model):
@@ -75,6 +95,20 @@ class Delivery(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     # The request that asked for it: the sender's log lines carry it (receco.ops.requestid).
     request_id = models.CharField(max_length=128, blank=True)
+    # WhatsApp's rules: the customer's opt-in, recorded with the delivery it asked for (how;
+    # when is ``created_at``). Empty for the channels that need none.
+    opt_in = models.CharField("opt-in", max_length=16, choices=OptIn.choices, blank=True, default="", db_default="")
+    # Who took it (the SMS provider, "whatsapp", the email provider) and the id it gave
+    # the message, which its delivery reports name (messaging.reports). The id is erased
+    # with the destination: the provider's own records hold the number by it.
+    provider = models.CharField(max_length=32, blank=True, default="", db_default="")
+    provider_message_id = models.CharField(max_length=128, blank=True, default="", db_default="")
+    # What it costs: an SMS's parts, one per WhatsApp message, 0 for email (messaging.usage).
+    parts = models.PositiveSmallIntegerField(default=0, db_default=0)
+    # What the provider last reported after it took the message (messaging.reports).
+    report = models.CharField(max_length=16, choices=Report.choices, blank=True, default="", db_default="")
+    report_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
+    reported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -94,6 +128,16 @@ class Delivery(models.Model):
             ),
             # The daily limit per email address or number; a webhook endpoint's deliveries.
             models.Index(fields=["destination", "-created_at"], name="messaging_delivery_destination"),
+            # A provider's delivery report names its message by the id it gave (messaging.reports).
+            models.Index(
+                fields=["provider", "provider_message_id"],
+                name="messaging_delivery_provider_id",
+                condition=~models.Q(provider_message_id=""),
+            ),
+            # The cost of a merchant's messages per day (messaging.usage).
+            models.Index(
+                fields=["merchant", "sent_at"], name="messaging_delivery_cost", condition=models.Q(parts__gt=0)
+            ),
         ]
 
     def __str__(self) -> str:
@@ -107,7 +151,7 @@ class Delivery(models.Model):
     def masked_destination(self) -> str:
         """The destination as logs and pages may show it: a customer's address or number
         masked; another (a webhook endpoint's id) named with its channel: ``webhook 17``."""
-        if self.channel in (EMAIL, SMS):  # a customer's, with a receipt or without
+        if self.channel in TO_CUSTOMERS:  # a customer's, with a receipt or without
             # An empty destination was a customer's, erased (messaging.erasure).
             return mask_destination(self.channel, self.destination) if self.destination else "(erased)"
         return f"{self.channel} {self.destination}"
@@ -122,3 +166,33 @@ class Delivery(models.Model):
             self.Status.FAILED: "could not be delivered",
             self.Status.SINK: "not delivered (test receipt)",
         }[self.status]
+
+    @property
+    def report_words(self) -> str:
+        """The provider's last delivery report in words, for the merchant: "Delivered",
+        "Read", "Not delivered: <the provider's reason>"; empty before any report."""
+        if not self.report:
+            return ""
+        words = self.get_report_display()
+        return f"{words}: {self.report_reason}" if self.report == Report.FAILED and self.report_reason else words
+
+
+class ChannelSettings(models.Model):
+    """A merchant's own settings of its receipts' channels, set by the operator
+    (``setchannels``): the sender id its texts carry where the provider allows one (it is
+    registered with the provider first), and whether its customers may ask for WhatsApp.
+    A merchant without a row uses the deployment's (RECECO_SMS_SENDER, WhatsApp on when
+    configured)."""
+
+    merchant = models.OneToOneField("merchants.Merchant", on_delete=models.CASCADE, related_name="channel_settings")
+    # Alphanumeric sender ids are 3 to 11 letters, digits or spaces (GSM 03.38).
+    sms_sender_id = models.CharField("SMS sender id", max_length=11, blank=True)
+    whatsapp = models.BooleanField("offer WhatsApp", default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "channel settings"
+        verbose_name_plural = "channel settings"
+
+    def __str__(self) -> str:
+        return f"channels of merchant {self.merchant_id}"

@@ -32,7 +32,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from messaging import senders, transports
-from messaging.models import EMAIL, SMS, Delivery
+from messaging.models import TO_CUSTOMERS, Delivery
 from messaging.signals import delivery_failed
 from messaging.transports import Dropped, Failed, Outcome, Sent
 from receco.lib import wakeups
@@ -65,9 +65,10 @@ def add(
     receipt=None,
     payload_id: int | None = None,
     keyed: bool = False,
+    opt_in: str = "",
 ) -> Delivery:
     """Record a pending delivery, in the transaction in progress, and wake the dispatcher
-    once it commits. Returns it."""
+    once it commits; ``opt_in``: how its customer asked for it (WhatsApp). Returns it."""
     transports.transport(channel)  # LookupError for a channel nothing can send
     delivery = create(
         Delivery,
@@ -77,6 +78,7 @@ def add(
         receipt=receipt,
         payload_id=payload_id,
         keyed=keyed,
+        opt_in=opt_in,
         request_id=requestid.current(),
     )
     # robust: a queue that cannot be reached must not fail the change that recorded it;
@@ -196,12 +198,21 @@ def record(delivery: Delivery, result: Sent | Failed, now: datetime | None = Non
     outcome = _outcome(delivery, transport, result, now)
     delivery.status, delivery.next_attempt_at = outcome.status, outcome.retry_at
     delivery.last_error, delivery.last_status_code = outcome.error, outcome.status_code
+    fields = ["status", "next_attempt_at", "last_error", "last_status_code", "sent_at", "updated_at"]
     if outcome.succeeded:
         delivery.sent_at = now
-    with transaction.atomic():
-        delivery.save(
-            update_fields=["status", "next_attempt_at", "last_error", "last_status_code", "sent_at", "updated_at"]
+    if isinstance(result, Sent) and (result.provider or result.parts):
+        delivery.provider, delivery.provider_message_id, delivery.parts = (
+            result.provider,
+            result.message_id,
+            result.parts,
         )
+        fields += ["provider", "provider_message_id", "parts"]
+    with transaction.atomic():
+        delivery.save(update_fields=fields)
+        if delivery.provider_message_id:
+            # Erased while it was being sent: the provider's id goes too (messaging.erasure).
+            Delivery.objects.filter(pk=delivery.pk, destination="").update(provider_message_id="")
         transport.recorded(delivery, outcome)
         if outcome.status == Delivery.Status.FAILED:
             _tell_failed(delivery)
@@ -218,7 +229,7 @@ def _tell_failed(delivery: Delivery) -> None:
     merchant learns nothing of an erasure, messaging.erasure), nor with the contact the
     sender read before the erasure."""
     stored = Delivery.objects.select_related("receipt").filter(pk=delivery.pk).first()
-    if stored is None or (stored.channel in (EMAIL, SMS) and not stored.destination):
+    if stored is None or (stored.channel in TO_CUSTOMERS and not stored.destination):
         return
     delivery_failed.send(sender=Delivery, delivery=stored)
 
@@ -351,4 +362,5 @@ def resend(delivery: Delivery) -> Delivery:
             receipt=delivery.receipt,
             payload_id=delivery.payload_id,
             keyed=delivery.keyed,
+            opt_in=delivery.opt_in,
         )

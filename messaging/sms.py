@@ -2,9 +2,11 @@
 
 RECECO_SMS_BACKEND is ``console`` (the default: logs each message with the number
 masked), ``webhook`` (a JSON POST to an SMS provider or gateway, configured by
-RECECO_SMS_WEBHOOK_URL and RECECO_SMS_WEBHOOK_TOKEN) or the dotted path of a class
-with a ``send(message)`` method. ``locmem`` keeps messages in ``messaging.sms.outbox``
-for tests; the dummy backend is the sink for test receipts.
+RECECO_SMS_WEBHOOK_URL and RECECO_SMS_WEBHOOK_TOKEN), a provider (``africastalking``,
+``twilio``, ``termii``: messaging.providers) or the dotted path of a class with a
+``send(message)`` method, which returns what the provider said of it (``Accepted``: its
+id for the message, which its delivery reports name) or None. ``locmem`` keeps messages
+in ``messaging.sms.outbox`` for tests; the dummy backend is the sink for test receipts.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ BACKENDS = {
     "webhook": "messaging.sms.WebhookBackend",
     "locmem": "messaging.sms.LocmemBackend",
     "dummy": "messaging.sms.DummyBackend",
+    "africastalking": "messaging.providers.africastalking.Backend",
+    "twilio": "messaging.providers.twilio.Backend",
+    "termii": "messaging.providers.termii.Backend",
 }
 
 # Messages the locmem backend "sent", like django.core.mail.outbox.
@@ -39,6 +44,18 @@ class SmsMessage:
     body: str
     # Stable across retries of one delivery, so a provider that honours it sends once.
     idempotency_key: str = ""
+    # The sender id it goes from (the merchant's, else RECECO_SMS_SENDER): where the provider allows one.
+    sender: str = ""
+    # Where the provider is to send its delivery reports, for those told per message (Twilio).
+    status_callback: str = ""
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A provider took the message: its name and the id it gave the message."""
+
+    provider: str
+    message_id: str
 
 
 class SmsError(Exception):
@@ -98,7 +115,9 @@ class WebhookBackend:
         self.timeout = timeout or settings.RECECO_SMS_TIMEOUT
 
     def send(self, message: SmsMessage) -> None:
-        body = json.dumps({"to": message.to, "from": settings.RECECO_SMS_SENDER, "message": message.body})
+        body = json.dumps(
+            {"to": message.to, "from": message.sender or settings.RECECO_SMS_SENDER, "message": message.body}
+        )
         headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "Receco"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"

@@ -16,12 +16,14 @@ import smtplib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from anymail.exceptions import AnymailAPIError, AnymailError, AnymailRecipientsRefused
 from django.conf import settings
 from django.core.mail import get_connection
 
-from messaging import sms
+from messaging import channels, sms
 from messaging.erasure import ERASED
 from messaging.models import EMAIL, SMS, Delivery
+from receipts import gsm
 from receipts.messages import compose_email, compose_sms
 
 MAX_ERROR_LENGTH = 500
@@ -57,11 +59,16 @@ class Retry:
 
 @dataclass(frozen=True)
 class Sent:
-    """An attempt that delivered: ``status`` sent (or sink), the answer's HTTP status if any."""
+    """An attempt that delivered: ``status`` sent (or sink), the answer's HTTP status if any;
+    the provider that took it and the id it gave the message (its delivery reports name
+    it: messaging.reports), and the parts it is billed as (an SMS's; 1 for WhatsApp)."""
 
     status: str = Delivery.Status.SENT
     status_code: int | None = None
     duration_ms: int = 0
+    provider: str = ""
+    message_id: str = ""
+    parts: int = 0
 
 
 class Failed(Exception):
@@ -124,7 +131,7 @@ class Transport:
         return f"{self.channel}:{destination}" if self.lane_per_destination else self.channel
 
 
-class _ToCustomer(Transport):
+class ToCustomer(Transport):
     """A receipt to its customer: at most RECECO_DELIVERY_MAX_ATTEMPTS attempts, after
     1, 4, 16, 64 minutes … (at most 6 hours); a test receipt goes to the sink."""
 
@@ -134,41 +141,72 @@ class _ToCustomer(Transport):
     def send(self, delivery: Delivery) -> Sent:
         if not delivery.destination:  # erased while it was being sent (messaging.erasure)
             raise Failed(ERASED, permanent=True)
-        self._send(delivery, sink=delivery.receipt.is_test)
-        return Sent(Delivery.Status.SINK if delivery.receipt.is_test else Delivery.Status.SENT)
+        sink = delivery.receipt.is_test
+        taken = self._send(delivery, sink=sink)
+        if sink:
+            return Sent(Delivery.Status.SINK)
+        return Sent(provider=taken.provider, message_id=taken.message_id, parts=taken.parts) if taken else Sent()
 
-    def _send(self, delivery: Delivery, *, sink: bool) -> None:
+    def _send(self, delivery: Delivery, *, sink: bool) -> Taken | None:
+        """Send, or hand to the sink; what the provider said of it (None: nothing said)."""
         raise NotImplementedError
 
 
-class EmailTransport(_ToCustomer):
+@dataclass(frozen=True)
+class Taken:
+    """What a provider said of a message it took: its name, its id for it, the parts billed."""
+
+    provider: str = ""
+    message_id: str = ""
+    parts: int = 0
+
+
+class EmailTransport(ToCustomer):
+    """SMTP, or a provider's HTTP API (django-anymail: RECECO_EMAIL_PROVIDER), which gives
+    each message an id its tracking webhooks name."""
+
     channel, label = EMAIL, "Email"
 
-    def _send(self, delivery: Delivery, *, sink: bool) -> None:
+    def _send(self, delivery: Delivery, *, sink: bool) -> Taken | None:
         message = compose_email(delivery.receipt, delivery.destination)
         try:
             message.connection = get_connection(settings.RECECO_SINK_EMAIL_BACKEND if sink else None)
             message.send()
-        except smtplib.SMTPRecipientsRefused as exc:
+        except (smtplib.SMTPRecipientsRefused, AnymailRecipientsRefused) as exc:
             raise Failed(describe(exc, delivery), permanent=True) from None
-        except (smtplib.SMTPException, OSError) as exc:
+        except AnymailAPIError as exc:
+            # The provider's answer: a 4xx other than 408 and 429 will not change if sent again.
+            status = exc.status_code
+            permanent = status is not None and 400 <= status < 500 and status not in (408, 429)
+            raise Failed(describe(exc, delivery), permanent=permanent, status_code=status) from None
+        except (smtplib.SMTPException, OSError, AnymailError) as exc:
             raise Failed(describe(exc, delivery)) from None
+        status = getattr(message, "anymail_status", None)  # set by anymail's backends only
+        if sink or status is None or not isinstance(status.message_id, str):
+            return None
+        return Taken(settings.RECECO_EMAIL_PROVIDER, status.message_id)
 
 
-class SmsTransport(_ToCustomer):
+class SmsTransport(ToCustomer):
     channel, label = SMS, "SMS"
 
-    def _send(self, delivery: Delivery, *, sink: bool) -> None:
+    def _send(self, delivery: Delivery, *, sink: bool) -> Taken | None:
         backend = sms.get_backend(settings.RECECO_SINK_SMS_BACKEND if sink else None)
+        body = compose_sms(delivery.receipt, delivery.destination)
         message = sms.SmsMessage(
             to=delivery.destination,
-            body=compose_sms(delivery.receipt, delivery.destination),
+            body=body,
             idempotency_key=f"receco-delivery-{delivery.pk}",
+            sender=channels.sender_id(delivery.merchant_id),
+            status_callback=channels.callback_url("twilio"),
         )
         try:
-            backend.send(message)
+            accepted = backend.send(message)
         except sms.SmsError as exc:
             raise Failed(describe(exc, delivery), permanent=exc.permanent) from None
+        if accepted is None:
+            return Taken(parts=gsm.parts(body))
+        return Taken(accepted.provider, accepted.message_id, gsm.parts(body))
 
 
 def describe(exc: BaseException, delivery: Delivery) -> str:
@@ -178,7 +216,7 @@ def describe(exc: BaseException, delivery: Delivery) -> str:
 
 def scrub(text: str, delivery: Delivery) -> str:
     """``text`` with ``delivery``'s email address or phone number masked wherever it appears."""
-    if not delivery.receipt_id:
+    if not delivery.receipt_id or not delivery.destination:
         return text
     text = text.replace(delivery.destination, delivery.masked_destination)
     if delivery.channel == EMAIL:

@@ -64,6 +64,10 @@ INSTALLED_APPS = [
     "locker",
     # Erasure of customers' contacts, "Not your receipt?" links, retention (docs/privacy.md).
     "privacy",
+    # Providers' delivery reports: SMS, WhatsApp and email providers' callbacks (docs/delivery.md).
+    "callbacks",
+    # Email through a provider's HTTP API, and its tracking webhooks (messaging.providers.email).
+    "anymail",
     # The task runner (deliveries) and its database queue.
     "django_tasks",
     "django_tasks_db",
@@ -400,8 +404,34 @@ EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Receco <receipts@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
+# Email through a provider's HTTP API instead of SMTP (django-anymail; docs/delivery.md):
+# mailgun, postmark, brevo, sendgrid, mailersend or sparkpost. Its API key, and what else
+# it needs, in RECECO_EMAIL_PROVIDER_*; its tracking webhooks at /callbacks/email/<provider>/tracking/.
+RECECO_EMAIL_PROVIDER = envstr("RECECO_EMAIL_PROVIDER").lower()
+RECECO_EMAIL_PROVIDER_API_KEY = envstr("RECECO_EMAIL_PROVIDER_API_KEY")
+RECECO_EMAIL_PROVIDER_DOMAIN = envstr("RECECO_EMAIL_PROVIDER_DOMAIN")  # Mailgun's sending domain
+RECECO_EMAIL_PROVIDER_API_URL = envstr("RECECO_EMAIL_PROVIDER_API_URL")  # Mailgun's EU region, for one
+# The user:password its tracking webhooks are sent with (basic auth), and Mailgun's signing key.
+RECECO_EMAIL_WEBHOOK_SECRET = envstr("RECECO_EMAIL_WEBHOOK_SECRET")
+RECECO_EMAIL_WEBHOOK_SIGNING_KEY = envstr("RECECO_EMAIL_WEBHOOK_SIGNING_KEY")
+# Names and checks what each provider needs (messaging.providers.email), and stops start-up without it.
+ANYMAIL = {"WEBHOOK_SECRET": RECECO_EMAIL_WEBHOOK_SECRET or None}
+if RECECO_EMAIL_PROVIDER:
+    from messaging.providers.email import anymail_settings
+
+    _email_backend, _anymail = anymail_settings(
+        RECECO_EMAIL_PROVIDER,
+        api_key=RECECO_EMAIL_PROVIDER_API_KEY,
+        domain=RECECO_EMAIL_PROVIDER_DOMAIN,
+        api_url=RECECO_EMAIL_PROVIDER_API_URL,
+        signing_key=RECECO_EMAIL_WEBHOOK_SIGNING_KEY,
+    )
+    EMAIL_BACKEND = _email_backend
+    ANYMAIL.update(_anymail)
+
 # Text messages: "console" (logs the message with a masked number), "webhook" (a JSON POST
-# to your SMS provider or gateway), or the dotted path of a messaging.sms backend class.
+# to your SMS provider or gateway), a provider ("africastalking", "twilio", "termii",
+# with their credentials below), or the dotted path of a messaging.sms backend class.
 RECECO_SMS_BACKEND = envstr("RECECO_SMS_BACKEND", "console")
 RECECO_SMS_WEBHOOK_URL = envurl("RECECO_SMS_WEBHOOK_URL", "") if envstr("RECECO_SMS_WEBHOOK_URL") else ""
 RECECO_SMS_WEBHOOK_TOKEN = envstr("RECECO_SMS_WEBHOOK_TOKEN")
@@ -409,6 +439,38 @@ RECECO_SMS_SENDER = envstr("RECECO_SMS_SENDER", "Receco")
 RECECO_SMS_TIMEOUT = envint("RECECO_SMS_TIMEOUT", 10, minimum=1)
 if RECECO_SMS_BACKEND == "webhook" and not RECECO_SMS_WEBHOOK_URL:
     raise ImproperlyConfigured("RECECO_SMS_BACKEND=webhook needs RECECO_SMS_WEBHOOK_URL")
+# The providers' credentials (docs/delivery.md); the chosen one's are checked at start-up
+# (messaging.providers.config), and none is ever logged.
+RECECO_AFRICASTALKING_USERNAME = envstr("RECECO_AFRICASTALKING_USERNAME")
+RECECO_AFRICASTALKING_API_KEY = envstr("RECECO_AFRICASTALKING_API_KEY")
+# The secret path segment of its delivery-report URL: Africa's Talking signs no callback.
+RECECO_AFRICASTALKING_CALLBACK_SECRET = envstr("RECECO_AFRICASTALKING_CALLBACK_SECRET")
+RECECO_TWILIO_ACCOUNT_SID = envstr("RECECO_TWILIO_ACCOUNT_SID")
+RECECO_TWILIO_AUTH_TOKEN = envstr("RECECO_TWILIO_AUTH_TOKEN")
+# A Messaging Service (MG…) sends from the numbers and sender ids registered with it.
+RECECO_TWILIO_MESSAGING_SERVICE_SID = envstr("RECECO_TWILIO_MESSAGING_SERVICE_SID")
+RECECO_TERMII_API_KEY = envstr("RECECO_TERMII_API_KEY")
+RECECO_TERMII_SECRET_KEY = envstr("RECECO_TERMII_SECRET_KEY")
+# Each Termii account has a base URL of its own, shown in its dashboard.
+RECECO_TERMII_BASE_URL = envstr("RECECO_TERMII_BASE_URL", "https://v3.api.termii.com").rstrip("/")
+# "dnd" (transactional: reaches numbers on Do-Not-Disturb) or "generic" (promotional only).
+RECECO_TERMII_CHANNEL = envstr("RECECO_TERMII_CHANNEL", "dnd")
+
+# WhatsApp (the WhatsApp Business Cloud API): on when its phone number id and token are
+# set. Receipts go as the approved utility template named here, in its language.
+RECECO_WHATSAPP_PHONE_NUMBER_ID = envstr("RECECO_WHATSAPP_PHONE_NUMBER_ID")
+RECECO_WHATSAPP_ACCESS_TOKEN = envstr("RECECO_WHATSAPP_ACCESS_TOKEN")
+RECECO_WHATSAPP_APP_SECRET = envstr("RECECO_WHATSAPP_APP_SECRET")
+RECECO_WHATSAPP_VERIFY_TOKEN = envstr("RECECO_WHATSAPP_VERIFY_TOKEN")
+RECECO_WHATSAPP_TEMPLATE = envstr("RECECO_WHATSAPP_TEMPLATE", "receco_receipt")
+RECECO_WHATSAPP_TEMPLATE_LANGUAGE = envstr("RECECO_WHATSAPP_TEMPLATE_LANGUAGE", "en")
+RECECO_WHATSAPP_API_VERSION = envstr("RECECO_WHATSAPP_API_VERSION", "v23.0")
+RECECO_WHATSAPP_TIMEOUT = envint("RECECO_WHATSAPP_TIMEOUT", 10, minimum=1)
+
+# Providers' callbacks (/callbacks/…): bodies larger than this are refused unread, and
+# each client address may call at most this often (docs/delivery.md).
+RECECO_CALLBACK_MAX_BYTES = envint("RECECO_CALLBACK_MAX_BYTES", 64 * 1024, minimum=1024)
+RECECO_CALLBACK_RATE = envrate("RECECO_CALLBACK_RATE", "600/m")
 
 # Deliveries of test receipts go here instead of to customers (never SMTP or a provider).
 RECECO_SINK_EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"

@@ -27,6 +27,8 @@ urlpatterns = [
     path("log/", include("ledger.urls")),
     # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
     path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),
+    # Providers' delivery reports: SMS, WhatsApp and email providers call these (callbacks).
+    path("callbacks/", include("callbacks.urls")),
     # Text messages' short links, so that a receipt's text fits one part (receipts.messages):
     # the receipt page, and "Not your receipt?" with its key.
     path("r/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt")),

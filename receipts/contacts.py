@@ -19,6 +19,14 @@ CONTACT_REQUIRED = "Email or phone number required"
 EMAIL_FIELD = "customer_email"
 PHONE_FIELD = "customer_phone"
 CONTACT_FIELDS = (EMAIL_FIELD, PHONE_FIELD)
+# How the customer asked to be sent the receipt at their phone number: by text message
+# (the default) or on WhatsApp. Kept beside the number (Receipt.customer_phone_channel),
+# and gone with it; messaging sends on it (messaging.customers).
+PHONE_CHANNEL_FIELD = "customer_phone_channel"
+SMS_CHANNEL = "sms"
+WHATSAPP_CHANNEL = "whatsapp"
+PHONE_CHANNELS = (SMS_CHANNEL, WHATSAPP_CHANNEL)
+PHONE_CHANNEL_MESSAGE = 'Must be "sms" or "whatsapp"'
 
 
 def normalize_email(value: object) -> str:
@@ -85,6 +93,29 @@ def mask_phone(number: str | None) -> str | None:
 def mask_destination(channel: str, destination: str) -> str:
     """A delivery's destination masked: an email address if ``channel`` is "email", else a phone number."""
     return (mask_email(destination) if channel == "email" else mask_phone(destination)) or ""
+
+
+def normalize_phone_channel(value: object) -> str | None:
+    """Return "sms" or "whatsapp"; None when not given (null or blank), which means "sms".
+    Raises ValueError otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(PHONE_CHANNEL_MESSAGE)
+    if not value.strip():
+        return None
+    if value not in PHONE_CHANNELS:
+        raise ValueError(PHONE_CHANNEL_MESSAGE)
+    return value
+
+
+def clean_phone_channel(value: object) -> str | None:
+    """``normalize_phone_channel`` for an API input named ``phone_channel``: raises
+    InvalidInput naming it."""
+    try:
+        return normalize_phone_channel(value)
+    except ValueError as exc:
+        raise InvalidInput(f"phone_channel: {exc}") from None
 
 
 def clean_contact(email: object, phone: object) -> tuple[str | None, str | None]:

@@ -120,6 +120,8 @@ def _receipt_values(
         "keyed": keyed,
         "customer_email": sale["customer_email"],
         "customer_phone": sale["customer_phone"],
+        # Without a number the choice means nothing (receipts.contacts).
+        "customer_phone_channel": sale.get("customer_phone_channel") if sale["customer_phone"] else None,
         "details": {name: sale[name] for name in SALE_DETAILS if sale.get(name) is not None} or None,
         "fingerprint": sale_fingerprint(sale),
         "number_series": series_name(merchant, livemode=livemode, terminal_id=sale.get("terminal_id")),

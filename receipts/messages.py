@@ -77,6 +77,18 @@ def _sms_forms(receipt: Receipt, to: str) -> list[Callable[[str], str]]:
     ]
 
 
+def whatsapp_parameters(receipt: Receipt, to: str) -> list[str]:
+    """The four body parameters of the receipt's WhatsApp template message to ``to``
+    (messaging.providers.whatsapp): the shop's name, the total ("₦1,300.00"), the
+    receipt's short link and the "Not your receipt?" link that detaches ``to`` from it.
+    WhatsApp refuses a parameter with a line break or a tab, or more than four spaces in a row."""
+    name = " ".join(receipt.merchant_name.split())[: SMS_NAME_LENGTH * 2]
+    total = format_amount(receipt.total_amount, receipt.currency)
+    if receipt.refund_of_id:
+        total = f"{total} refunded"
+    return [name, total, short_link(receipt), detach_links.short_url(receipt, PHONE_FIELD, to)]
+
+
 # What the start-up check composes: a sale and a refund of NGN 100,000.00 (most totals are
 # no longer) to a number.
 _CHECKED_TOTAL = 10_000_000

@@ -71,6 +71,8 @@ class Receipt(models.Model):
     )
     customer_email = models.EmailField(max_length=254, null=True, blank=True)
     customer_phone = models.CharField(max_length=16, null=True, blank=True, help_text="E.164")
+    # How the customer asked for the receipt at that number: "sms", "whatsapp"; None: sms.
+    customer_phone_channel = models.CharField(max_length=16, null=True, blank=True)
     # SHA-256 of the creation request (short code excluded): a replay of the same
     # token with the same content is answered idempotently, different content is 409.
     fingerprint = models.CharField(max_length=64, editable=False)

@@ -243,6 +243,7 @@ def _refund_values(sale: Receipt, token: str, plan: RefundPlan, reason, fingerpr
         "keyed": keyed,
         "customer_email": sale.customer_email,
         "customer_phone": sale.customer_phone,
+        "customer_phone_channel": sale.customer_phone_channel,
         "details": details,
         "refund_of": sale,
         "fingerprint": fingerprint,

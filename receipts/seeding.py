@@ -251,6 +251,7 @@ class Generator:
                         'card_last4', x.last4))
                     ELSE b.tax_details END AS details,
                 NULL::bigint AS refund_of_id, x.email AS customer_email, x.phone AS customer_phone,
+                NULL::varchar AS customer_phone_channel,
                 x.series AS number_series, x.first_number + x.k AS number,
                 timestamptz 'epoch' + x.stored_us * interval '1 microsecond' AS created_at,
                 timestamptz 'epoch' + x.stored_us * interval '1 microsecond' AS updated_at,

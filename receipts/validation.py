@@ -27,7 +27,13 @@ from receipts.codes import (
     TOKEN_MAX_LENGTH,
     TOKEN_RE,
 )
-from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, normalize_email, normalize_phone
+from receipts.contacts import (
+    MAX_EMAIL_LENGTH,
+    MAX_PHONE_LENGTH,
+    normalize_email,
+    normalize_phone,
+    normalize_phone_channel,
+)
 from receipts.numbering import NO_TERMINAL_CODE, TERMINAL_ID_MAX_LENGTH, terminal_code
 
 # Upper bounds, documented in docs/api.md. A body over RECECO_MAX_BODY_BYTES is refused
@@ -191,6 +197,8 @@ class SaleSerializer(serializers.Serializer):
     status = _optional_text(32)
     customer_email = _optional_text(MAX_EMAIL_LENGTH)
     customer_phone = _optional_text(MAX_PHONE_LENGTH)
+    # "sms" (the default) or "whatsapp": how the customer asked for it at that number.
+    customer_phone_channel = _optional_text(16)
     subtotal_amount = _optional_amount()
     discount_amount = _optional_amount()
     tip_amount = _optional_amount()
@@ -280,6 +288,9 @@ class SaleSerializer(serializers.Serializer):
 
     def validate_customer_phone(self, value):
         return _contact(normalize_phone, value)
+
+    def validate_customer_phone_channel(self, value):
+        return _contact(normalize_phone_channel, value)
 
     def to_internal_value(self, data):
         values = _blanks_are_absent(super().to_internal_value(data))
@@ -485,7 +496,15 @@ def _contact(normalize, value):
 
 # Fields a sale gained after receipts were first stored: when absent they stay out of the
 # fingerprint, so a replay of an older sale still matches the fingerprint it was stored with.
-_LATER_FIELDS = ("subtotal_amount", "discount_amount", "tip_amount", "tax_lines", "payment_details", "terminal_id")
+_LATER_FIELDS = (
+    "subtotal_amount",
+    "discount_amount",
+    "tip_amount",
+    "tax_lines",
+    "payment_details",
+    "terminal_id",
+    "customer_phone_channel",
+)
 
 
 def sale_fingerprint(sale: dict) -> str:

@@ -33,7 +33,7 @@ from receco.lib import replicas
 from receco.lib.queries import CompiledInsert, compiled_insert, fetch
 from receipts import hooks, seeding
 from receipts.codes import new_short_code, new_token
-from receipts.contacts import EMAIL_FIELD, PHONE_FIELD
+from receipts.contacts import EMAIL_FIELD, PHONE_CHANNEL_FIELD, PHONE_FIELD
 from receipts.hooks import Change, Part, Written
 from receipts.models import Receipt, ReceiptSeries, RemovedReceipt, SetAside, Void
 
@@ -264,13 +264,18 @@ def void(sale: Receipt, status: str, reason: str, *, keyed: bool) -> Void:
     return voided
 
 
-def update_contact(receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool = False) -> Written:
+def update_contact(
+    receipt: Receipt, email: str | None, phone: str | None, *, keyed: bool = False, phone_channel: str | None = None
+) -> Written:
     """Store the contact given (a field given as None is left as it was) and what the
     hooks add (the receipt sent there), all or nothing: a hook that refuses raises, and
-    nothing is stored. Returns the receipt and the outcomes."""
+    nothing is stored. A number given is stored with ``phone_channel``, how the customer
+    asked for it there (None: sms). Returns the receipt and the outcomes."""
     with transaction.atomic():
         given = (("customer_email", email), ("customer_phone", phone))
         changes = {field: value for field, value in given if value is not None}
+        if phone is not None:
+            changes[PHONE_CHANNEL_FIELD] = phone_channel
         for field, value in changes.items():
             setattr(receipt, field, value)
         receipt.save(update_fields=[*changes, "updated_at"])
@@ -299,7 +304,7 @@ def erase_contact(field: str, contact: str) -> int:
     receipts = holding(field, contact)
     with transaction.atomic():
         names = [name for pair in receipts.values_list("token", "short_code") for name in pair]
-        count = receipts.update(**{field: None, "updated_at": timezone.now()})
+        count = receipts.update(**_cleared(field), updated_at=timezone.now())
         replicas.wrote(*names)
     return count
 
@@ -307,9 +312,10 @@ def erase_contact(field: str, contact: str) -> int:
 def detach_contact(receipt: Receipt, field: str, contact: str) -> bool:
     """Remove ``contact`` from ``field`` of ``receipt`` if it still holds it there; return
     whether it did (False: it was removed or replaced meanwhile)."""
-    changed = holding(field, contact).filter(pk=receipt.pk).update(**{field: None, "updated_at": timezone.now()})
+    changed = holding(field, contact).filter(pk=receipt.pk).update(**_cleared(field), updated_at=timezone.now())
     if changed:
-        setattr(receipt, field, None)
+        for name in _cleared(field):
+            setattr(receipt, name, None)
         replicas.wrote(receipt.token, receipt.short_code)
     return bool(changed)
 
@@ -318,7 +324,14 @@ def forget_contacts(receipts: QuerySet) -> int:
     """Remove both contact fields from each of ``receipts`` that has one (retention);
     return how many changed."""
     with_contact = receipts.filter(Q(customer_email__isnull=False) | Q(customer_phone__isnull=False))
-    return with_contact.update(customer_email=None, customer_phone=None, updated_at=timezone.now())
+    return with_contact.update(
+        customer_email=None, customer_phone=None, customer_phone_channel=None, updated_at=timezone.now()
+    )
+
+
+def _cleared(field: str) -> dict:
+    """The columns that go when ``field``'s contact goes: a number takes its channel with it."""
+    return {field: None, PHONE_CHANNEL_FIELD: None} if field == PHONE_FIELD else {field: None}
 
 
 def remove(sale_ids: list[int]) -> int:

@@ -28,6 +28,7 @@ PACKAGES = {
             "agentapi",
             "privacy",
             "locker",
+            "callbacks",
         ],
     ),
     "verifier": (ROOT / "verifier" / "src", ["receco_verify"]),
@@ -85,6 +86,8 @@ LAYERS = [
             "receipts.sent_here",
             # the customer's receipt locker (/app/my), its sign-in transport included
             "locker",
+            # providers' delivery reports over HTTP: SMS, WhatsApp and email providers' callbacks
+            "callbacks",
         ],
     ),
 ]

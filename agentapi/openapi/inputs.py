@@ -17,7 +17,7 @@ from agentapi.procedures import FORMATS
 from ledger.bundles import ENTRIES
 from ledger.proofs import MAX_SIZE
 from receipts.codes import SHORT_CODE_FORM, SHORT_CODE_PATTERN, TOKEN_FORM, TOKEN_PATTERN
-from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH
+from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, PHONE_CHANNELS
 from receipts.refunds import RefundSerializer, VoidSerializer
 from receipts.validation import SaleSerializer, StrictCharField, StrictIntegerField
 
@@ -58,6 +58,15 @@ class ContactSerializer(serializers.Serializer):
         allow_blank=True,
         max_length=MAX_PHONE_LENGTH,
         help_text="Stored in E.164; without a country code read in the service's region; blank or null: none",
+    )
+    phone_channel = serializers.ChoiceField(
+        choices=list(PHONE_CHANNELS),
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="How the receipt goes to phone: sms (the default: absent, null or blank) or whatsapp, where "
+        "the shop offers it (else 400). The customer's opt-in to WhatsApp is kept with the delivery. Ignored "
+        "without phone",
     )
 
 
@@ -225,6 +234,9 @@ NOTES: dict[str, dict[str, str]] = {
         "status": "Default completed",
         "customer_email": "The receipt is sent there (as updateReceiptContact)",
         "customer_phone": "The receipt is sent there (as updateReceiptContact)",
+        "customer_phone_channel": "sms (the default) or whatsapp: how the receipt goes to customer_phone, as the "
+        "customer chose at the till. whatsapp where the shop does not offer it is sent by SMS (deliveries says "
+        "so). Ignored without customer_phone",
         "subtotal_amount": "Minor units; when given, the sum of the items' total_price, and subtotal - discount + "
         "the tax of the lines that are not inclusive + tip must equal total_amount",
         "tax_lines[].rate": "A percentage: 7.5",

@@ -7,6 +7,7 @@ not here fails the tests that check real answers against these schemas
 """
 
 from messaging.limits import DUPLICATE, LIMITED, QUEUED
+from messaging.models import EMAIL, SMS, WHATSAPP
 from receipts.codes import SHORT_CODE_PATTERN
 from receipts.fields import AMOUNT, DATE_TIME, RECEIPT_FIELDS, closed
 
@@ -14,7 +15,8 @@ Schema = dict
 
 DELIVERY = closed(
     {
-        "channel": {"enum": ["email", "sms"]},
+        # whatsapp only for a customer who chose it (phone_channel, customer_phone_channel)
+        "channel": {"enum": [EMAIL, SMS, WHATSAPP]},
         "destination": {"type": "string", "description": "Masked: c*******@example.com, +234*******89"},
         "status": {
             "enum": [QUEUED, DUPLICATE, LIMITED],

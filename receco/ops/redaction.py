@@ -14,7 +14,8 @@ What ``redact`` replaces with ``*``:
   token or short code (``/app/receipt/<reference>/…``, ``/receipt/<reference>``,
   ``/r/<code>``, ``/n/<code>``, ``/log/proof/<token>``), a team invitation
   (``/admin/join/<token>/``), a password reset (``/admin/password-reset/<uid>/<token>/``),
-  the locker's email link (``/app/my/link/<id>/<secret>``);
+  the locker's email link (``/app/my/link/<id>/<secret>``), the secret of Africa's
+  Talking's delivery reports (``/callbacks/africastalking/<secret>/``);
 - every query string of a path or link (getReceipt's input, "Not your receipt?" keys);
 - keys by their form: API keys after their public prefix, webhook signing secrets,
   the service's own receipt tokens, and whatever follows "Bearer".
@@ -70,6 +71,8 @@ _PATHS: tuple[tuple[str, re.Pattern, Callable], ...] = (
     _route("/admin/join/", 1),
     _route("/admin/password-reset/", 2, keep=frozenset({"sent", "done", "set-password"})),
     _route("/app/my/link/", 2),
+    # Africa's Talking signs no delivery report: its URL's last segment is the secret.
+    _route("/callbacks/africastalking/", 1),
 )
 # Keys by their form, wherever they are: an API key after its public prefix, which names
 # it (merchants.keys); a webhook signing secret; a receipt token of the service's own form

@@ -117,8 +117,36 @@ def test_timestamp_without_offset_is_utc():
 
 
 def test_unknown_fields_are_not_forwarded():
-    tx = validate(sale(customerEmail="someone@example.com"))
-    assert "customer_email" not in to_service_input(tx, "t", "c", NOW)
+    tx = validate(sale(loyaltyNumber="LN-42"))
+    assert "loyaltyNumber" not in to_service_input(tx, "t", "c", NOW)
+    assert "loyalty_number" not in to_service_input(tx, "t", "c", NOW)
+
+
+def test_the_customers_contact_and_channel_are_forwarded():
+    """Issue 35: the customer's choice at the till (their WhatsApp opt-in) reaches the service."""
+    tx = validate(
+        sale(customerEmail="ada@example.com", customerPhone="+234 803 123 4567", customerPhoneChannel="whatsapp")
+    )
+    payload = to_service_input(tx, "t", "c", NOW)
+    assert {key: payload[key] for key in ("customer_email", "customer_phone", "customer_phone_channel")} == {
+        "customer_email": "ada@example.com",
+        "customer_phone": "+234 803 123 4567",
+        "customer_phone_channel": "whatsapp",
+    }
+    assert "customer_phone_channel" not in to_service_input(validate(sale(customerPhone="08031234567")), "t", "c", NOW)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"customerPhoneChannel": "telegram"}, 'customerPhoneChannel must be "sms" or "whatsapp"'),
+        ({"customerPhoneChannel": "WhatsApp"}, 'customerPhoneChannel must be "sms" or "whatsapp"'),
+        ({"customerPhone": "call me"}, "customerPhone must be a phone number, such as +2348031234567"),
+        ({"customerEmail": "ada at example"}, "customerEmail must be an email address"),
+    ],
+)
+def test_a_contact_or_channel_the_service_would_refuse_is_refused_at_the_till(changes, message):
+    assert error_of(sale(**changes)) == message
 
 
 @pytest.mark.parametrize(

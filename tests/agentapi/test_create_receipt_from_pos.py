@@ -349,3 +349,33 @@ def test_an_integer_of_5000_digits_is_refused(api, sale):
     assert (status, body["error"]["data"]["code"]) == (400, "INVALID_INPUT")
     assert body["error"]["message"].startswith("The request body is not valid JSON: number is infinity")
     assert not Receipt.objects.exists()
+
+
+# --- The customer's channel for the number (issue 35) ----------------------------------
+
+
+def test_a_sale_whose_customer_chose_whatsapp_is_sent_there(api, sale, settings):
+    settings.RECECO_WHATSAPP_PHONE_NUMBER_ID, settings.RECECO_WHATSAPP_ACCESS_TOKEN = "1065", "EAAG-token"
+    status, body = api.post(
+        "createReceiptFromPOS", {**sale, "customer_phone": "+2348031234589", "customer_phone_channel": "whatsapp"}
+    )
+    assert status == 200
+    assert body["result"]["data"]["deliveries"] == [
+        {"channel": "whatsapp", "destination": "+234*******89", "status": "queued"}
+    ]
+
+
+def test_a_sale_asking_for_whatsapp_where_it_is_not_offered_is_stored_and_texted(api, sale):
+    status, body = api.post(
+        "createReceiptFromPOS", {**sale, "customer_phone": "+2348031234589", "customer_phone_channel": "whatsapp"}
+    )
+    assert status == 200
+    assert body["result"]["data"]["deliveries"] == [
+        {"channel": "sms", "destination": "+234*******89", "status": "queued"}
+    ]
+
+
+def test_an_unknown_customer_phone_channel_is_refused(api, sale):
+    status, body = api.post("createReceiptFromPOS", {**sale, "customer_phone_channel": "telegram"})
+    assert status == 400
+    assert body["error"]["message"] == 'customer_phone_channel: Must be "sms" or "whatsapp"'

@@ -111,3 +111,55 @@ def test_it_refuses_get(api, receipt):
     status, body = api.get(PATH, {"token": receipt.token, "email": "a@example.com"})
     assert status == 405
     assert body["error"]["data"] == {"code": "METHOD_NOT_SUPPORTED", "httpStatus": 405, "path": PATH}
+
+
+# --- The customer's channel for the number (issue 35) ----------------------------------
+
+
+@pytest.fixture
+def whatsapp(settings):
+    settings.RECECO_WHATSAPP_PHONE_NUMBER_ID = "106540352242922"
+    settings.RECECO_WHATSAPP_ACCESS_TOKEN = "EAAG-token"
+
+
+def test_a_number_asked_for_on_whatsapp_is_sent_there_with_the_opt_in_kept(api, receipt, whatsapp):
+    from messaging.models import Delivery, OptIn
+
+    status, body = api.post(PATH, {"token": receipt.token, "phone": "+2348031234589", "phone_channel": "whatsapp"})
+    assert status == 200
+    assert body["result"]["data"]["deliveries"] == [
+        {"channel": "whatsapp", "destination": "+234*******89", "status": "queued"}
+    ]
+    receipt.refresh_from_db()
+    assert receipt.customer_phone_channel == "whatsapp"
+    delivery = Delivery.objects.get(receipt=receipt)
+    assert (delivery.channel, delivery.opt_in) == ("whatsapp", OptIn.RECEIPT_PAGE)  # no key: the customer asked
+
+
+def test_without_a_channel_the_number_is_texted(api, receipt, whatsapp):
+    _, body = api.post(PATH, {"token": receipt.token, "phone": "+2348031234589", "phone_channel": None})
+    assert body["result"]["data"]["deliveries"][0]["channel"] == "sms"
+
+
+def test_whatsapp_where_the_shop_does_not_offer_it_is_refused_and_nothing_is_stored(api, receipt):
+    status, body = api.post(PATH, {"token": receipt.token, "phone": "+2348031234589", "phone_channel": "whatsapp"})
+    assert (status, body) == (
+        400,
+        error_envelope(
+            400,
+            "INVALID_INPUT",
+            "phone_channel: WhatsApp is not offered for this receipt's shop; leave it out for SMS",
+            PATH,
+        ),
+    )
+    receipt.refresh_from_db()
+    assert receipt.customer_phone is None
+
+
+@pytest.mark.parametrize("channel", ["WhatsApp", "email", 1])
+def test_an_unknown_channel_is_refused(api, receipt, whatsapp, channel):
+    status, body = api.post(PATH, {"token": receipt.token, "phone": "+2348031234589", "phone_channel": channel})
+    assert (status, body) == (
+        400,
+        error_envelope(400, "INVALID_INPUT", 'phone_channel: Must be "sms" or "whatsapp"', PATH),
+    )

@@ -91,6 +91,11 @@ def _shop(merchant, owner, receipt_factory, live_key, settings):
             next_attempt_at=now + timedelta(minutes=16) if status == "retrying" else None,
             sent_at=now if status == "sent" else None,
         )  # fmt: skip
+    for channel, parts in [("sms", 2), ("whatsapp", 1)]:  # the usage page's messages sent (issue 35)
+        Message.objects.create(
+            merchant=merchant, receipt=sales[9], channel=channel, status="sent", destination="+2348031234567",
+            parts=parts, sent_at=now, provider="twilio" if channel == "sms" else "whatsapp",
+        )  # fmt: skip
     for delivery in WebhookDelivery.objects.to_endpoint(endpoint)[:5]:
         Attempt.objects.create(
             delivery=delivery, succeeded=False, status_code=503, duration_ms=10000,

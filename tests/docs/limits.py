@@ -31,6 +31,7 @@ WORDS = {
     "RECECO_LOCKER_ADDRESS_RATE": ["RECECO_LOCKER_ADDRESS_RATE", "locker asked for from one client address"],
     "RECECO_LOCKER_EXPORT_RATE": ["RECECO_LOCKER_EXPORT_RATE", "Downloads of every receipt", "downloads of everything"],
     "RECECO_LOCKER_TEXT_RATE": ["RECECO_LOCKER_TEXT_RATE", "sign-in texts", "texts the whole service"],
+    "RECECO_CALLBACK_RATE": ["RECECO_CALLBACK_RATE", "providers' callbacks", "callback URLs"],
 }  # fmt: skip
 _WORD_RE = re.compile("|".join(re.escape(w) for w in sorted({w for ws in WORDS.values() for w in ws}, key=len)[::-1]))
 _SETTING_OF = {word: setting for setting, words in WORDS.items() for word in words}

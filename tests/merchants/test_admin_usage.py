@@ -69,3 +69,26 @@ def test_a_merchant_without_calls_gets_an_empty_chart(client, owner, merchant):
     response = client.get(_url(merchant))
     assert response.status_code == 200
     assert b"No API calls with this shop's keys in this period." in response.content
+
+
+def test_sms_parts_and_whatsapp_messages_are_shown_per_day(client, owner, merchant, receipt):
+    """Issue 35: what the merchant's receipts cost to send, as the providers bill it."""
+    from django.utils import timezone
+
+    from messaging.models import Delivery
+
+    now = timezone.now()
+    for channel, parts in (("sms", 2), ("sms", 1), ("whatsapp", 1), ("email", 0)):
+        Delivery.objects.create(channel=channel, merchant_id=merchant.pk, receipt=receipt, destination="x",
+                                status=Delivery.Status.SENT, parts=parts, sent_at=now)  # fmt: skip
+    client.force_login(owner)
+    content = client.get(_url(merchant)).content.decode()
+    assert "<h2>Messages sent to customers (UTC days)</h2>" in content
+    day = f"{now:%a} {now.day} {now:%b %Y}"
+    expected = f'<th scope="row" class="nowrap">{day}</th><td class="number">3</td><td class="number">1</td>'
+    assert expected in content
+
+
+def test_a_merchant_that_sent_no_texts_is_told_so(client, owner, merchant):
+    client.force_login(owner)
+    assert "No text messages or WhatsApp messages sent in this period." in client.get(_url(merchant)).content.decode()

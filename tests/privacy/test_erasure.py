@@ -212,3 +212,38 @@ def test_a_customer_s_destination_is_masked_with_a_receipt_or_without():
     assert Delivery(channel="sms", destination="").masked_destination == "(erased)"
     assert Delivery(channel="webhook", destination="17").masked_destination == "webhook 17"
     assert Delivery(channel="signin-sms", destination="4").masked_destination == "signin-sms 4"
+
+
+def test_a_number_is_gone_from_whatsapp_deliveries_with_the_providers_ids_and_reports(merchant, sale, settings):
+    """Issue 35: every new place a contact lands, and what leads back to it at the provider."""
+    from messaging import reports
+    from messaging.models import ChannelSettings, Report
+
+    settings.RECECO_WHATSAPP_PHONE_NUMBER_ID, settings.RECECO_WHATSAPP_ACCESS_TOKEN = "1065", "EAAG-token"
+    ChannelSettings.objects.create(merchant=merchant, sms_sender_id="MamaPut")
+    chosen = {**sale, "customer_phone": PHONE, "customer_phone_channel": "whatsapp"}
+    receipt = create_receipt(merchant, validate_sale(chosen), keyed=True).receipt
+    texted = create_receipt(merchant, validate_sale({**sale, "token": "rcpt_texted_000001", "short_code": "",
+                                                     "customer_phone": PHONE}), keyed=True).receipt  # fmt: skip
+    for delivery, message_id in zip(Delivery.objects.order_by("pk"), ["wamid.HBgNMjM0", "SM0123"], strict=True):
+        Delivery.objects.filter(pk=delivery.pk).update(
+            status=Delivery.Status.SENT, provider="whatsapp" if delivery.channel == "whatsapp" else "twilio",
+            provider_message_id=message_id, parts=1,
+        )  # fmt: skip
+    reports.record("whatsapp", "wamid.HBgNMjM0", Report.FAILED, f"131026 undeliverable to {PHONE}")
+    assert _holding(database_dump(), PHONE)
+
+    erased = erase_contact(PHONE, via="locker")
+
+    assert erased.counts["deliveries"] == 2
+    dump = database_dump()
+    assert _holding(dump, PHONE) == []
+    assert "wamid.HBgNMjM0" not in dump
+    assert "SM0123" not in dump
+    for delivery in Delivery.objects.all():
+        assert (delivery.destination, delivery.provider_message_id, delivery.report_reason) == ("", "", "")
+        assert delivery.parts == 1  # what it cost stays
+    receipt.refresh_from_db()
+    texted.refresh_from_db()
+    assert (receipt.customer_phone, receipt.customer_phone_channel, texted.customer_phone) == (None, None, None)
+    assert reports.record("whatsapp", "wamid.HBgNMjM0", Report.READ).delivery is None  # a late report finds nothing

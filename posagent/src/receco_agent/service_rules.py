@@ -61,6 +61,7 @@ SALE = {
     "status": ("text", 32),
     "customer_email": ("text", 254),
     "customer_phone": ("text", 40),
+    "customer_phone_channel": ("text", 16),
     "subtotal_amount": ("int", 0, MAX_AMOUNT),
     "discount_amount": ("int", 0, MAX_AMOUNT),
     "tip_amount": ("int", 0, MAX_AMOUNT),
@@ -68,6 +69,8 @@ SALE = {
     "payment_details": ("object", PAYMENT_DETAILS),
     "terminal_id": ("text", 32),
 }
+# How the receipt goes to customer_phone: the service takes exactly these (absent: sms).
+PHONE_CHANNELS = ("sms", "whatsapp")
 # A terminal_id must also hold a letter or a digit: they name the till in the receipt number.
 TERMINAL_CODE_PATTERN = r"[A-Za-z0-9]"
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from receco_agent import service_rules
-from receco_agent.service_rules import ITEM, PAYMENT_DETAILS, SALE, TAX_LINE, text_problem
+from receco_agent.service_rules import ITEM, PAYMENT_DETAILS, PHONE_CHANNELS, SALE, TAX_LINE, text_problem
 
 MAX_BODY_BYTES = 1024 * 1024  # of a POS request to the agent
 MAX_ITEMS = SALE["items"][1]
@@ -37,6 +37,11 @@ _OPTIONAL_STRINGS = {
     "currency": ("currency", SALE["currency"][1]),
     "paymentMethod": ("payment_method", SALE["payment_method"][1]),
     "location": ("location", SALE["location"][1]),
+    # The customer's contact, to be sent the receipt, and how at the number: "sms"
+    # (absent) or "whatsapp" (the customer's choice at the till, their opt-in).
+    "customerEmail": ("customer_email", SALE["customer_email"][1]),
+    "customerPhone": ("customer_phone", SALE["customer_phone"][1]),
+    "customerPhoneChannel": ("customer_phone_channel", SALE["customer_phone_channel"][1]),
     "timestamp": (None, 40),
     "cashierId": (None, 100),
     "terminalId": (None, 100),
@@ -160,6 +165,22 @@ def parse_timestamp(value: str) -> datetime:
     return moment.astimezone(UTC)
 
 
+# What the agent can tell of a contact without the service's rules (it has no phone
+# number data): a number is digits, with a "+" and spacing; an address has an "@" and a
+# dot after it. The service checks each fully, and refuses the sale for one it cannot read.
+_PHONE = re.compile(r"\+?[0-9][0-9 ().-]{5,38}")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def _check_contact(key: str, value: str) -> None:
+    if key == "customerPhone" and not _PHONE.fullmatch(value.strip()):
+        raise InvalidTransaction("customerPhone must be a phone number, such as +2348031234567")
+    if key == "customerEmail" and not _EMAIL.fullmatch(value.strip()):
+        raise InvalidTransaction("customerEmail must be an email address")
+    if key == "customerPhoneChannel" and value not in PHONE_CHANNELS:
+        raise InvalidTransaction('customerPhoneChannel must be "sms" or "whatsapp"')
+
+
 def validate(data: object) -> Transaction:
     """Return the Transaction of a decoded JSON value; raise InvalidTransaction if it is not one."""
     if not isinstance(data, dict):
@@ -187,6 +208,7 @@ def validate(data: object) -> Transaction:
         if not isinstance(value, str) or len(value) > longest:
             raise InvalidTransaction(f"{key} must be a string of at most {longest} characters")
         _check_string(key, value)
+        _check_contact(key, value)
         strings[key] = value.upper() if key == "currency" else value
     transaction_id = data.get("transactionId")
     if transaction_id is not None and (

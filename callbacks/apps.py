@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CallbacksConfig(AppConfig):
+    name = "callbacks"
+    verbose_name = "Providers' callbacks"
