@@ -11,11 +11,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from django_ratelimit.core import is_ratelimited
 
-from receco.lib import sharedcache
-from receco.lib.addresses import client_ip
-from receco.lib.rates import parse_rate
+from receco.lib import formlimits
 from receco.ops import metrics
 
 
@@ -32,21 +29,13 @@ def guarded(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             return HttpResponse(
                 f"Body over {settings.RECECO_CALLBACK_MAX_BYTES} bytes\n", status=413, content_type="text/plain"
             )
-        if _limited(request):
+        # A shared cache that is down must not lose a provider's reports: they pass.
+        over = formlimits.refused(request, "callbacks", settings.RECECO_CALLBACK_RATE)
+        if over is not None:
             metrics.rate_limit_refused("callbacks")
             response = HttpResponse("Too many requests\n", status=429, content_type="text/plain")
-            response["Retry-After"] = str(parse_rate(settings.RECECO_CALLBACK_RATE).window)
+            response["Retry-After"] = str(over.retry_after)
             return response
         return view(request, *args, **kwargs)
 
     return csrf_exempt(wrapper)
-
-
-def _limited(request: HttpRequest) -> bool:
-    def count() -> bool:
-        ip = client_ip(request)
-        rate = settings.RECECO_CALLBACK_RATE
-        return is_ratelimited(request, group="callbacks", key=lambda _g, _r: ip, rate=rate, increment=True)
-
-    # A shared cache that is down must not lose a provider's reports: they pass.
-    return sharedcache.guarded("rate limiting", count, False)

@@ -22,10 +22,9 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
-from django_ratelimit.core import is_ratelimited
 
 from merchants import enrolment, signin, twofactor
-from receco.lib import sharedcache
+from receco.lib import formlimits
 from receipts.contacts import mask_email
 from receipts.qr import qr_svg
 
@@ -258,11 +257,9 @@ def _prove(request: HttpRequest, context: dict, action: str | None) -> HttpRespo
 
 
 def _emails_limited(request: HttpRequest, user) -> bool:
-    def count() -> bool:
-        group, rate = "merchants.two_step_email", enrolment.EMAIL_RATE
-        return is_ratelimited(request, group=group, key=lambda _g, _r: str(user.pk), rate=rate, increment=True)
-
-    return sharedcache.guarded("rate limiting", count, False)
+    return (
+        formlimits.refused(request, "merchants.two_step_email", enrolment.EMAIL_RATE, who=f"user:{user.pk}") is not None
+    )
 
 
 def link_view(site, request: HttpRequest) -> HttpResponse:

@@ -143,7 +143,8 @@ def test_each_address_may_call_the_callbacks_so_often(client, configured, settin
     settings.RECECO_CALLBACK_RATE = "3/m"
     answers = [client.post("/callbacks/termii/", b"{}", content_type="application/json") for _ in range(4)]
     assert [answer.status_code for answer in answers] == [403, 403, 403, 429]
-    assert answers[-1]["Retry-After"] == "60"
+    # the seconds left of the minute the calls were counted in
+    assert 1 <= int(answers[-1]["Retry-After"]) <= 60
 
 
 def test_a_get_of_a_report_url_is_405(client, configured):
