@@ -391,14 +391,17 @@ class ReceiptAdmin(MerchantScopedAdmin):
         if not refund_pages.may_act(request, sale):
             raise PermissionDenied  # members look; owners act
         back = reverse("admin:receipts_receipt_change", args=[sale.pk]) + "#send-again"
-        form = ContactForm(request.POST)
-        if not form.is_valid():
-            for errors in form.errors.values():
-                for error in errors:
-                    messages.error(request, f"Not sent: {error}")
-            return HttpResponseRedirect(back)
+        email, phone = None, None
+        if any(request.POST.get(field, "").strip() for field in ("email", "phone")):  # a new contact
+            form = ContactForm(request.POST)
+            if not form.is_valid():
+                for errors in form.errors.values():
+                    for error in errors:
+                        messages.error(request, f"Not sent: {error}")
+                return HttpResponseRedirect(back)
+            email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
         try:
-            planned = resend.resend(sale, form.cleaned_data["email"], form.cleaned_data["phone"])
+            planned = resend.resend(sale, email, phone)
         except (InvalidInput, DeliveryLimited) as refused:
             messages.error(request, f"Not sent: {refused.message}.")
             return HttpResponseRedirect(back)
