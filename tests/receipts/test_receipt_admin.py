@@ -432,7 +432,7 @@ def test_an_owner_sends_a_sale_again_and_is_told_where(client, owner, receipt, d
 
     client.force_login(owner)
     page = client.get(f"{LIST}{receipt.pk}/change/").content.decode()
-    assert f'<form method="post" action="{LIST}{receipt.pk}/send/">' in page
+    assert f'<form id="send-again-form" method="post" action="{LIST}{receipt.pk}/send/">' in page
     assert f'<li><a href="/app/receipt/{receipt.token}">Print</a></li>' in page
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"{LIST}{receipt.pk}/send/", {"email": "ada@example.com", "phone": ""})
