@@ -5,7 +5,7 @@ provider last reported of it (messaging.reports): delivered, read, or not, and w
 
 from django.contrib import admin, messages
 
-from merchants.scoping import MerchantScopedAdmin
+from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time
 from messaging import outbox
 from messaging.models import Delivery
@@ -83,7 +83,12 @@ class DeliveryAdmin(MerchantScopedAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Try the selected failed deliveries again now", permissions=["view"])
+    def has_act_permission(self, request) -> bool:
+        """Sending again is the shop's owners' (members look): the bulk "Action" select, and
+        the list's checkboxes, are shown only to those who have it."""
+        return merchant_ids(request, owner=True) != []
+
+    @admin.action(description="Try the selected failed deliveries again now", permissions=["act"])
     def retry_now(self, request, queryset):
         count = outbox.retry_now(queryset)
         self.message_user(request, f"{count} deliveries queued again.", messages.SUCCESS)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from einvoicing import state as einvoicing_state
+from einvoicing.models import EInvoicing
 from ledger.standing import not_in_log
 from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
@@ -28,8 +29,8 @@ from messaging.customers import DeliveryLimited
 from receco.errors import InvalidInput
 from receipts import display, refund_pages, resend
 from receipts.contacts import mask_email, mask_phone
-from receipts.forms import ContactForm
 from receipts.documents import title
+from receipts.forms import ContactForm
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
@@ -223,7 +224,7 @@ def _items_searched(request) -> bool:
 class LogFilter(admin.SimpleListFilter):
     """Live receipts the receipt log does not hold yet (Today links here)."""
 
-    title = "in the receipt log"
+    title = "receipt log"
     parameter_name = "logged"
 
     def lookups(self, request, model_admin):
@@ -240,6 +241,11 @@ class ReportFilter(admin.SimpleListFilter):
     parameter_name = "report"
 
     def lookups(self, request, model_admin):
+        # Only for users of a shop that reports (or the operator): elsewhere it would say nothing.
+        ids = merchant_ids(request)
+        reporting = EInvoicing.objects.filter(enabled=True)
+        if ids is not None and not reporting.filter(merchant_id__in=ids).exists():
+            return []
         return [("refused", "Refused by NRS"), ("waiting", "Not reported yet")]
 
     def queryset(self, request, queryset):
@@ -390,7 +396,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
         sale = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
         if not refund_pages.may_act(request, sale):
             raise PermissionDenied  # members look; owners act
-        back = reverse("admin:receipts_receipt_change", args=[sale.pk]) + "#send-again"
+        back = reverse("admin:receipts_receipt_change", args=[sale.pk])  # its top, which says what became of it
         email, phone = None, None
         if any(request.POST.get(field, "").strip() for field in ("email", "phone")):  # a new contact
             form = ContactForm(request.POST)

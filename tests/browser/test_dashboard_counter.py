@@ -60,6 +60,14 @@ def test_an_owner_finds_a_sale_opens_it_and_sends_it_again(
         page.get_by_role("button", name="Sign in").click()
         expect(page.get_by_role("heading", name="Latest sales")).to_be_visible()
         _fits(page, size)
+        if size is PHONE:  # the header and the task bar in one short band: a fifth of the screen at most
+            assert page.locator("nav.tasks").evaluate("nav => nav.getBoundingClientRect().bottom") <= 740 / 5
+            assert (
+                page.locator("nav.tasks li").evaluate_all(
+                    "items => new Set(items.map(item => item.getBoundingClientRect().top)).size"
+                )
+                == 1
+            )
         page.screenshot(path=artifacts / f"dashboard-today-{name}.png", full_page=True)
 
         for typed, why in (("jollof", "item: Jollof rice"), ("4242", "card •••• 4242")):

@@ -131,8 +131,8 @@ def test_today_links_what_needs_attention_to_its_list(client, owner, merchant, r
     Receipt.objects.filter(pk=sale.pk).update(created_at=timezone.now() - timedelta(minutes=5))
     client.force_login(owner)
     html = client.get("/admin/").content.decode()
-    link = f'<a href="/admin/receipts/receipt/?logged=no&amp;merchant={merchant.pk}">1 receipt not in the receipt log yet</a>'
-    assert link in html
+    url = f"/admin/receipts/receipt/?logged=no&amp;merchant={merchant.pk}"
+    assert f'<a href="{url}">1 receipt not in the receipt log yet</a>' in html
     assert "<caption>Takings by hour, Lagos time (WAT)</caption>" in html
 
 

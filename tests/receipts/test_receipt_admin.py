@@ -383,7 +383,11 @@ def test_the_sale_page_shows_each_deliverys_provider_report(client, owner, recei
     [
         ("reported", "", "Reported to NRS IRN K7P2QX-94ND90NR-20261122"),
         ("waiting", "", "Waiting to be reported to NRS IRN K7P2QX-94ND90NR-20261122"),
-        ("refused", "Invalid TIN for supplier", "Refused by NRS: Invalid TIN for supplier IRN K7P2QX-94ND90NR-20261122"),
+        (
+            "refused",
+            "Invalid TIN for supplier",
+            "Refused by NRS: Invalid TIN for supplier IRN K7P2QX-94ND90NR-20261122",
+        ),
     ],
 )
 def test_the_sale_page_says_where_its_report_to_nrs_stands(client, owner, receipt, state, message, words):
@@ -402,13 +406,16 @@ def test_a_sale_not_reported_says_nothing_of_nrs(client, owner, receipt):
     assert "NRS" not in _page_text(client, receipt)
 
 
-def test_the_list_filters_refused_and_waiting_reports(client, owner, receipt_factory):
-    from einvoicing.models import Report
+def test_the_list_filters_refused_and_waiting_reports(client, owner, merchant, receipt_factory):
+    from einvoicing.models import EInvoicing, Report
 
     sales = [receipt_factory(token=f"rcpt_nrsstate{n}_aaaaaa", short_code=f"NRS00{n}") for n in range(3)]
+    client.force_login(owner)
+    assert "By report to NRS" not in client.get(LIST).content.decode()  # a shop that does not report
+    EInvoicing.objects.create(merchant=merchant, enabled=True, business_id="b1", service_id="94ND90NR")
+    assert "By report to NRS" in client.get(LIST).content.decode()
     for sale, state in zip(sales, ["reported", "waiting", "refused"], strict=True):
         Report.objects.create(merchant=sale.merchant, receipt=sale, document="invoice", irn=f"I{sale.pk}", state=state)
-    client.force_login(owner)
     for value, code in (("refused", "NRS002"), ("waiting", "NRS001")):
         found = client.get(LIST, {"report": value}).context["cl"].result_list
         assert [sale.short_code for sale in found] == [code]
@@ -437,7 +444,7 @@ def test_an_owner_sends_a_sale_again_and_is_told_where(client, owner, receipt, d
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"{LIST}{receipt.pk}/send/", {"email": "ada@example.com", "phone": ""})
     assert response.status_code == 302
-    assert response["Location"] == f"{LIST}{receipt.pk}/change/#send-again"
+    assert response["Location"] == f"{LIST}{receipt.pk}/change/"
     assert [message.to for message in mail.outbox] == [["ada@example.com"]]
     assert "Sent again to a*******@example.com (Email)." in _page_text(client, receipt)
 
@@ -445,7 +452,10 @@ def test_an_owner_sends_a_sale_again_and_is_told_where(client, owner, receipt, d
 @pytest.mark.parametrize(
     ("data", "said"),
     [
-        ({"email": "", "phone": ""}, "Not sent: This receipt has no email address or phone number: give one to send it to."),
+        (
+            {"email": "", "phone": ""},
+            "Not sent: This receipt has no email address or phone number: give one to send it to.",
+        ),
         ({"email": "not an address", "phone": ""}, "Not sent: Enter a valid email address, like name@example.com."),
     ],
 )

@@ -114,7 +114,10 @@ def test_a_code_or_token_opens_its_sale_in_one_step(client, owner, shop, term):
 def test_each_sale_found_says_why_masking_the_contact(client, owner, shop, term, why):
     client.force_login(owner)
     response = client.get(LIST, {"q": term, "p": 1})
-    rows = re.findall(r'<a href="/admin/receipts/receipt/\d+/change/[^"]*">(\w+)</a></th><td class="field-matched">([^<]*)</td>', response.content.decode())
+    rows = re.findall(
+        r'<a href="/admin/receipts/receipt/\d+/change/[^"]*">(\w+)</a></th><td class="field-matched">([^<]*)</td>',
+        response.content.decode(),
+    )
     assert dict(rows) == why
 
 
