@@ -215,7 +215,7 @@ class TypeFilter(admin.SimpleListFilter):
 FIND = "find"
 
 
-def _items_searched(request) -> bool:
+def items_searched(request) -> bool:
     """Whether the search reads items' names: for the receipts of the user's shops, which
     the merchant's index narrows it to, not for the operator's list of every receipt."""
     return merchant_ids(request) is not None
@@ -332,7 +332,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
         days = searched_days(search_term, _calendars(request), timezone.now())
         if days is not None:
             return queryset.filter(days), False
-        term = read_term(search_term, items=_items_searched(request))
+        term = read_term(search_term, items=items_searched(request))
         return (queryset.filter(term.query) if term else queryset.none()), False
 
     def get_changelist_instance(self, request):
@@ -457,7 +457,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
             columns.remove("merchant_name")
         typed = request.GET.get("q", "").strip()
         if typed:  # a search: why each sale found was found, beside its code
-            items = _items_searched(request)
+            items = items_searched(request)
 
             @admin.display(description="matched")
             def matched(receipt):

@@ -341,10 +341,16 @@ ITEM_TERM_MIN = 3
 class ItemNamed(Func):
     """True when an item of ``items`` (a receipt's list of {name, ...}) has a name LIKE
     ``pattern`` (its wildcards escaped with a backslash), whatever the case: one EXISTS over
-    the row's own list, in each database's JSON functions."""
+    the row's own list, in each database's JSON functions. On PostgreSQL a term of letters,
+    digits and spaces (``words``: the pattern's without its wildcards) is matched by a JSON
+    path instead, which reads the list in place at half the cost (bench/search.py)."""
 
     output_field = BooleanField()
     arity = 2
+
+    def __init__(self, items, pattern, words: str = "", **extra):
+        super().__init__(items, pattern, **extra)
+        self.words = words
 
     def _parts(self, compiler, connection):
         items, pattern = self.get_source_expressions()
@@ -355,24 +361,30 @@ class ItemNamed(Func):
     def as_sql(self, compiler, connection, **extra_context):  # SQLite (and its like)
         items, items_params, pattern, pattern_params = self._parts(compiler, connection)
         # The column and a placeholder compiled by Django: the term is a parameter.
-        sql = (
-            f"EXISTS (SELECT 1 FROM json_each({items}) WHERE json_extract(value, '$.name') LIKE {pattern} ESCAPE '\\')"  # noqa: S608, E501
-        )
+        sql = f"EXISTS (SELECT 1 FROM json_each({items}) WHERE json_extract(value, '$.name') LIKE {pattern} ESCAPE '\\')"  # noqa: S608, E501
         return sql, (*items_params, *pattern_params)
 
     def as_postgresql(self, compiler, connection, **extra_context):
         items, items_params, pattern, pattern_params = self._parts(compiler, connection)
+        if self.words:
+            # A parameter too: letters, digits and spaces, nothing a regular expression or a path reads.
+            path = f'$[*].name ? (@ like_regex "{self.words}" flag "i")'
+            return f"jsonb_path_exists({items}, %s::jsonpath)", (*items_params, path)
         # The items are a list (receipts.validation); anything else has no item named so.
         elements = f"jsonb_array_elements(CASE WHEN jsonb_typeof({items}) = 'array' THEN {items} END)"
         sql = f"EXISTS (SELECT 1 FROM {elements} AS item WHERE item ->> 'name' ILIKE {pattern})"  # noqa: S608 (as above)
         return sql, (*items_params, *items_params, *pattern_params)
 
 
+_WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
+
+
 def _item(text: str) -> Q | None:
     if len(text) < ITEM_TERM_MIN or not any(c.isalpha() for c in text):
         return None
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return Q(ItemNamed(F("items"), Value(f"%{escaped}%")))
+    words = text if _WORDS.fullmatch(text) else ""
+    return Q(ItemNamed(F("items"), Value(f"%{escaped}%"), words=words))
 
 
 def why(receipt: Receipt, text: str, items: bool = False) -> str:
