@@ -72,8 +72,8 @@ def test_an_owner_finds_a_sale_opens_it_and_sends_it_again(
 
         for typed, why in (("jollof", "item: Jollof rice"), ("4242", "card •••• 4242")):
             page.goto(f"{live_server.url}/admin/")
-            page.get_by_label("Find a sale").fill(typed)
-            page.get_by_label("Find a sale").press("Enter")
+            page.get_by_role("searchbox", name="Find a sale").fill(typed)
+            page.get_by_role("searchbox", name="Find a sale").press("Enter")
             row = page.locator("#result_list tbody tr", has_text="K7P2QX")
             expect(row.locator(".field-matched")).to_have_text(why)
             expect(page.locator("#result_list tbody tr")).to_have_count(1)
