@@ -43,10 +43,10 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
-from django.conf import settings  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
@@ -75,8 +75,8 @@ def shop(receipts: int) -> Merchant:
 
 def member(merchant: Merchant) -> User:
     user, made = User.objects.get_or_create(username="search-bench-member", defaults={"is_staff": True})
-    if made:
-        MerchantMembership.objects.create(user=user, merchant=merchant, role="member")  # a member: no second step to take
+    if made:  # a member: no second step to take
+        MerchantMembership.objects.create(user=user, merchant=merchant, role="member")
     return user
 
 

@@ -361,7 +361,9 @@ class ItemNamed(Func):
     def as_sql(self, compiler, connection, **extra_context):  # SQLite (and its like)
         items, items_params, pattern, pattern_params = self._parts(compiler, connection)
         # The column and a placeholder compiled by Django: the term is a parameter.
-        sql = f"EXISTS (SELECT 1 FROM json_each({items}) WHERE json_extract(value, '$.name') LIKE {pattern} ESCAPE '\\')"  # noqa: S608, E501
+        sql = (
+            f"EXISTS (SELECT 1 FROM json_each({items}) WHERE json_extract(value, '$.name') LIKE {pattern} ESCAPE '\\')"  # noqa: S608, E501
+        )
         return sql, (*items_params, *pattern_params)
 
     def as_postgresql(self, compiler, connection, **extra_context):

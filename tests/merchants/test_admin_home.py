@@ -114,10 +114,8 @@ def test_today_lists_the_latest_sales_and_finds_a_sale_from_here(client, owner, 
     sale = receipt_factory(total_amount=250000)
     client.force_login(owner)
     html = client.get("/admin/").content.decode()
-    assert (
-        '<form class="today-find" method="get" action="/admin/receipts/receipt/" role="search" aria-label="Find a sale">'
-        in html
-    )
+    form = '<form class="today-find" method="get" action="/admin/receipts/receipt/" role="search"'
+    assert f'{form} aria-label="Find a sale">' in html
     assert f'<a href="/admin/receipts/receipt/{sale.pk}/change/"><span class="code">K7P2QX</span>' in html
     assert "Latest sales" in _text(html)
     assert "K7P2QX ₦2,500.00 22 Nov, 11:15 WAT" in _text(html)
