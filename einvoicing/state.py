@@ -113,6 +113,13 @@ def refused(receipts: QuerySet) -> QuerySet:
     return receipts.filter(Exists(Report.objects.filter(receipt=OuterRef("pk"), state=REFUSED)))
 
 
+def waiting(receipts: QuerySet) -> QuerySet:
+    """Those of ``receipts`` with a report not made yet (and none refused): the dashboard's filter."""
+    return receipts.filter(Exists(Report.objects.filter(receipt=OuterRef("pk"), state=WAITING))).exclude(
+        Exists(Report.objects.filter(receipt=OuterRef("pk"), state=REFUSED))
+    )
+
+
 def report_data(report: Report) -> dict:
     """A report as the webhooks tell it (docs/webhooks.md): ``{"irn", "document", "state",
     "message", "reported_at"}``."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 
 from django.db import connections
+from django.db.models import Exists, OuterRef, QuerySet
 
 from ledger import checkpoints, entries, proofs
 from ledger.models import CHECKED_COLUMNS, Leaf
@@ -88,3 +89,10 @@ def _entry(receipt_id: int, using: str) -> tuple[int, bytes, bytes, str, int, Id
         return None
     index, digest, signature, kid, version, legal_name, registration_number = row
     return index, bytes(digest), bytes(signature), kid, version, Identity(legal_name, registration_number)
+
+
+def not_in_log(receipts: QuerySet) -> QuerySet:
+    """Those of ``receipts`` (a Receipt queryset) that are live and that the log holds no
+    entry of yet (the dashboard's Today and its filter): test receipts never are."""
+    logged = Leaf.objects.filter(receipt_id=OuterRef("pk"), kind=Leaf.Kind.RECEIPT)
+    return receipts.filter(livemode=True).exclude(Exists(logged))

@@ -39,8 +39,9 @@ def tasks(site: AdminSite, request: HttpRequest) -> list[Task]:
     receipts = reverse(f"{site.name}:receipts_receipt_changelist")
     found: list[tuple[str, str, str, str]] = [("Today", reverse(f"{site.name}:index"), "index", "")]
     if _entry(site, request, "receipts.receipt"):
-        # A code, an amount or a card's last four typed into the receipts list's search box.
-        found += [("Find a sale", f"{receipts}#searchbar", "find", "receipts.receipt")]
+        # A code, an amount, a card's last four or an item typed into the receipts list's
+        # search box, the cursor put there (ReceiptAdmin.changelist_view).
+        found += [("Find a sale", f"{receipts}?find=1", "find", "receipts.receipt")]
         found += [("Receipts", receipts, "receipts", "receipts.receipt")]
         found += [("Refunds", f"{receipts}?type=refund", "refunds", "receipts.receipt")]
     for label, model, name in [

@@ -77,6 +77,10 @@ class DashboardSite(admin.AdminSite):
             "more_merchants": more,
             "sales_meaning": daily.MEANING,
             "operator": ids is None,
+            # Today's search box: the receipts list's, for those who may see it.
+            "find_url": reverse(f"{self.name}:receipts_receipt_changelist")
+            if any(task.model == "receipts.receipt" for task in navigation.tasks(self, request))
+            else "",
         }
         return super().index(request, {**context, **(extra_context or {})})
 

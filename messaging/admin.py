@@ -1,10 +1,11 @@
-"""Receipts sent to customers, in the merchant dashboard: the outbox's email and SMS
-deliveries (webhook deliveries have their page in webhooks.admin), read-only, scoped to
-the staff user's merchants, destinations shown masked only."""
+"""Receipts sent to customers, in the merchant dashboard: the outbox's email, SMS and
+WhatsApp deliveries (webhook deliveries have their page in webhooks.admin), read-only,
+scoped to the staff user's merchants, destinations shown masked only, each with what its
+provider last reported of it (messaging.reports): delivered, read, or not, and why."""
 
 from django.contrib import admin, messages
 
-from merchants.scoping import MerchantScopedAdmin
+from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time
 from messaging import outbox
 from messaging.models import Delivery
@@ -16,8 +17,8 @@ class DeliveryAdmin(MerchantScopedAdmin):
 
     list_title = "Receipts sent to customers"
 
-    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "attempts", "sent"]
-    list_filter = ["status", "channel", "created_at"]
+    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "provider_report", "sent"]
+    list_filter = ["status", "report", "channel", "created_at"]
     search_fields = ["=receipt__short_code", "=receipt__token"]
     list_select_related = ["receipt__merchant"]
     show_full_result_count = False
@@ -30,6 +31,8 @@ class DeliveryAdmin(MerchantScopedAdmin):
         "last_error",
         "next_attempt",
         "sent",
+        "provider_report",
+        "reported",
         "created",
         "updated",
     ]
@@ -54,6 +57,14 @@ class DeliveryAdmin(MerchantScopedAdmin):
     def next_attempt(self, delivery: Delivery) -> str:
         return dashboard_time(delivery.next_attempt_at, delivery.receipt.merchant.time_zone)
 
+    @admin.display(description="provider's report", ordering="report")
+    def provider_report(self, delivery: Delivery) -> str:
+        return delivery.report_words or "—"
+
+    @admin.display(description="reported", ordering="reported_at")
+    def reported(self, delivery: Delivery) -> str:
+        return dashboard_time(delivery.reported_at, delivery.receipt.merchant.time_zone)
+
     @admin.display(description="updated")
     def updated(self, delivery: Delivery) -> str:
         return dashboard_time(delivery.updated_at, delivery.receipt.merchant.time_zone)
@@ -72,7 +83,12 @@ class DeliveryAdmin(MerchantScopedAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Try the selected failed deliveries again now", permissions=["view"])
+    def has_act_permission(self, request) -> bool:
+        """Sending again is the shop's owners' (members look): the bulk "Action" select, and
+        the list's checkboxes, are shown only to those who have it."""
+        return merchant_ids(request, owner=True) != []
+
+    @admin.action(description="Try the selected failed deliveries again now", permissions=["act"])
     def retry_now(self, request, queryset):
         count = outbox.retry_now(queryset)
         self.message_user(request, f"{count} deliveries queued again.", messages.SUCCESS)

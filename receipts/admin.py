@@ -1,29 +1,40 @@
 """Receipts in the merchant dashboard: scoped to the staff user's merchants, found as a shop
 finds a sale (receipts.search), exportable as CSV; read-only but for the refund and void
-pages of a sale, for its owners (receipts.refund_pages)."""
+pages of a sale, for its owners (receipts.refund_pages), and its "Send again" (receipts.resend)
+for its shop's staff. A sale's page says what became of each message sent to its customer
+(the provider's delivery report) and where its report to NRS stands."""
 
 import csv
 import json
 import re
 from datetime import date
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from einvoicing import state as einvoicing_state
+from einvoicing.models import EInvoicing
+from ledger.standing import not_in_log
 from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time, local_time
-from receipts import display, refund_pages
+from messaging.customers import DeliveryLimited
+from receco.errors import InvalidInput
+from receipts import display, refund_pages, resend
+from receipts.contacts import mask_email, mask_phone
 from receipts.documents import title
+from receipts.forms import ContactForm
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
 from receipts.representation import iso_utc
-from receipts.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days
+from receipts.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days, why
 from receipts.views import sheet_context
 
 CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
@@ -200,6 +211,59 @@ class TypeFilter(admin.SimpleListFilter):
         return queryset
 
 
+# The query parameter of the task bar's "Find a sale", which the list drops (ReceiptAdmin.changelist_view).
+FIND = "find"
+
+
+def items_searched(request) -> bool:
+    """Whether the search reads items' names: for the receipts of the user's shops, which
+    the merchant's index narrows it to, not for the operator's list of every receipt."""
+    return merchant_ids(request) is not None
+
+
+class LogFilter(admin.SimpleListFilter):
+    """Live receipts the receipt log does not hold yet (Today links here)."""
+
+    title = "receipt log"
+    parameter_name = "logged"
+
+    def lookups(self, request, model_admin):
+        return [("no", "Not yet: live receipts the log does not hold yet")]
+
+    def queryset(self, request, queryset):
+        return not_in_log(queryset) if self.value() == "no" else queryset
+
+
+class ReportFilter(admin.SimpleListFilter):
+    """Receipts whose report to NRS was refused, or is not made yet (Today links here)."""
+
+    title = "report to NRS"
+    parameter_name = "report"
+
+    def lookups(self, request, model_admin):
+        # Only for users of a shop that reports (or the operator): elsewhere it would say nothing.
+        ids = merchant_ids(request)
+        reporting = EInvoicing.objects.filter(enabled=True)
+        if ids is not None and not reporting.filter(merchant_id__in=ids).exists():
+            return []
+        return [("refused", "Refused by NRS"), ("waiting", "Not reported yet")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "refused":
+            return einvoicing_state.refused(queryset)
+        if self.value() == "waiting":
+            return einvoicing_state.waiting(queryset)
+        return queryset
+
+
+# What a sale's report to NRS says on its page (einvoicing.state).
+REPORT_WORDS = {
+    einvoicing_state.REPORTED: "Reported to NRS",
+    einvoicing_state.WAITING: "Waiting to be reported to NRS",
+    einvoicing_state.REFUSED: "Refused by NRS",
+}
+
+
 class _Echo:
     def write(self, value):
         return value
@@ -214,6 +278,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
     list_display = ["short_code", "amount", "sale_date", "status_words", "mode", "customer", "merchant_name"]
     list_filter = [
         ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SaleDaysFilter, SetAsideFilter,
+        LogFilter, ReportFilter,
     ]  # fmt: skip
     list_select_related = ["merchant"]
     # What the box finds is receipts.search's, each reading an indexed exact look-up, and a
@@ -248,8 +313,10 @@ class ReceiptAdmin(MerchantScopedAdmin):
         "refund_of_link",
         "refund_list",
         "void_note",
+        "nrs_report",
         "customer_email",
         "customer_phone_words",
+        "sent_to_customer",
         "received",
         "updated",
         "set_aside",
@@ -265,7 +332,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
         days = searched_days(search_term, _calendars(request), timezone.now())
         if days is not None:
             return queryset.filter(days), False
-        term = read_term(search_term)
+        term = read_term(search_term, items=items_searched(request))
         return (queryset.filter(term.query) if term else queryset.none()), False
 
     def get_changelist_instance(self, request):
@@ -283,6 +350,12 @@ class ReceiptAdmin(MerchantScopedAdmin):
         return cl
 
     def changelist_view(self, request, extra_context=None):
+        # The task bar's "Find a sale": the list with the cursor in its search box.
+        find = FIND in request.GET
+        if find:
+            request.GET = request.GET.copy()
+            del request.GET[FIND]
+            extra_context = {"title": "Find a sale", **(extra_context or {})}
         # A code typed at the counter, a number read out or a token scanned opens its sale in one step.
         if set(request.GET) == {"q"}:
             typed = request.GET["q"]
@@ -294,13 +367,17 @@ class ReceiptAdmin(MerchantScopedAdmin):
                     return HttpResponseRedirect(reverse("admin:receipts_receipt_change", args=found))
         if request.GET.get("type") == "refund":  # the task bar's Refunds
             extra_context = {"title": "Refunds", **(extra_context or {})}
-        return super().changelist_view(request, extra_context)
+        response = super().changelist_view(request, extra_context)
+        if find and "cl" in (getattr(response, "context_data", None) or {}):
+            response.context_data["cl"].autofocus = True  # the search box's (templates/admin/search_form.html)
+        return response
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
         return [
             path("<int:object_id>/refund/", wrap(self.refund_view), name="receipts_receipt_refund"),
             path("<int:object_id>/void/", wrap(self.void_view), name="receipts_receipt_void"),
+            path("<int:object_id>/send/", wrap(self.resend_view), name="receipts_receipt_resend"),
             *super().get_urls(),
         ]
 
@@ -310,12 +387,56 @@ class ReceiptAdmin(MerchantScopedAdmin):
     def void_view(self, request, object_id):
         return refund_pages.void_view(self, request, object_id)
 
+    def resend_view(self, request, object_id):
+        """POST: send the sale's receipt again, to its contact or to the one typed (receipts.resend);
+        then back to its page, which says what became of it (post, redirect, get)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        # The admin's scoped queryset: another merchant's sale is not found, as in every view.
+        sale = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
+        if not refund_pages.may_act(request, sale):
+            raise PermissionDenied  # members look; owners act
+        back = reverse("admin:receipts_receipt_change", args=[sale.pk])  # its top, which says what became of it
+        email, phone = None, None
+        if any(request.POST.get(field, "").strip() for field in ("email", "phone")):  # a new contact
+            form = ContactForm(request.POST)
+            if not form.is_valid():
+                for errors in form.errors.values():
+                    for error in errors:
+                        messages.error(request, f"Not sent: {error}")
+                return HttpResponseRedirect(back)
+            email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
+        try:
+            planned = resend.resend(sale, email, phone)
+        except (InvalidInput, DeliveryLimited) as refused:
+            messages.error(request, f"Not sent: {refused.message}.")
+            return HttpResponseRedirect(back)
+        words = resend.outcome_words(planned)
+        if sale.is_test:
+            words = f"Test receipt: nothing reaches the customer. {words}"
+        messages.success(request, words)
+        return HttpResponseRedirect(back)
+
+    def get_fields(self, request, obj=None):
+        fields = list(super().get_fields(request, obj))
+        # Where the report to NRS stands only for a receipt that is reported at all.
+        if obj is None or einvoicing_state.state_of(obj) is None:
+            fields.remove("nrs_report")
+        return fields
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = dict(extra_context or {})
         sale = self.get_object(request, object_id)
         if sale is not None:
             # The receipt as its customer sees it, rendered by the customer page's own partials.
             extra_context["customer_view"] = render_to_string(CUSTOMER_VIEW, sheet_context(sale))
+            # Its print view is the customer's page, which prints as a receipt (receipts/print.css).
+            extra_context["print_url"] = sale.get_absolute_url()
+        if sale is not None and refund_pages.may_act(request, sale):
+            extra_context["send_again"] = {
+                "email": mask_email(sale.customer_email),
+                "phone": mask_phone(sale.customer_phone),
+            }
         if sale is not None and refund_pages.may_act(request, sale):
             extra_context["can_refund"] = refund_pages.refund_blocker(sale) is None
             extra_context["can_void"] = refund_pages.void_blocker(sale) is None
@@ -331,9 +452,19 @@ class ReceiptAdmin(MerchantScopedAdmin):
 
     def get_list_display(self, request):
         ids = merchant_ids(request)
+        columns = list(self.list_display)
         if ids is not None and len(ids) == 1:  # one shop: the column would say the same on every row
-            return [column for column in self.list_display if column != "merchant_name"]
-        return self.list_display
+            columns.remove("merchant_name")
+        typed = request.GET.get("q", "").strip()
+        if typed:  # a search: why each sale found was found, beside its code
+            items = items_searched(request)
+
+            @admin.display(description="matched")
+            def matched(receipt):
+                return why(receipt, typed, items=items) or "—"
+
+            columns.insert(1, matched)
+        return columns
 
     @admin.display(description="receipt id (in the customer's link)")
     def token_words(self, receipt):
@@ -433,6 +564,43 @@ class ReceiptAdmin(MerchantScopedAdmin):
             return "—"
         when = dashboard_time(void.created_at, receipt.merchant.time_zone)
         return when + (f": {void.reason}" if void.reason else "")
+
+    @admin.display(description="report to NRS")
+    def nrs_report(self, receipt):
+        state = einvoicing_state.state_of(receipt)
+        if state is None:
+            return "—"
+        words = REPORT_WORDS[state.state]
+        if state.message:
+            words = f"{words}: {state.message}"
+        return format_html("{}<div>IRN {}</div>", words, state.irn)
+
+    @admin.display(description="sent to the customer")
+    def sent_to_customer(self, receipt):
+        deliveries = list(receipt.deliveries.order_by("created_at"))
+        if not deliveries:
+            return "—"
+        zone = receipt.merchant.time_zone
+        return format_html_join(
+            "",
+            '<div class="delivery">{} to {}, {}: {}{}</div>',
+            (
+                (
+                    delivery.channel_label,
+                    delivery.masked_destination,
+                    dashboard_time(delivery.created_at, zone),
+                    delivery.get_status_display(),
+                    format_html(
+                        "; the provider reports <strong>{}</strong> ({})",
+                        delivery.report_words,
+                        dashboard_time(delivery.reported_at, zone),
+                    )
+                    if delivery.report
+                    else "",
+                )
+                for delivery in deliveries
+            ),
+        )
 
     @admin.display(description="code given to another sale")
     def set_aside(self, receipt):

@@ -9,7 +9,12 @@ in its time zone.
 Every reading is an exact look-up that an index answers, so that a search never reads a
 whole table, the operator's list of every merchant's receipts included (the indexes are
 Receipt.Meta's). A term may mean several things ("4242": ₦4,242.00 or a card's last four):
-the receipt matches any of them.
+the receipt matches any of them. One reading is no exact look-up: a word of an item's name
+("jollof" finds "Jollof rice (plate)", whatever the case), asked for only where the search
+is of known shops' receipts (``items=True``), whose rows the merchant's index narrows it to.
+
+``why`` says which reading found a receipt on the page shown, as the list shows it: the
+item that matched, the card's last four, the contact masked.
 """
 
 import calendar
@@ -19,13 +24,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Q
+from django.db.models import BooleanField, F, Func, Q, Value
 from django.db.models.lookups import Exact
 
 from receipts.codes import SHORT_CODE_LENGTH, SHORT_CODE_RE, TOKEN_RE
-from receipts.contacts import normalize_email, normalize_phone
-from receipts.models import CARD_LAST4, EMAIL_LOWER
-from receipts.money import digits_of_currencies, to_minor, typed_amount
+from receipts.contacts import mask_email, mask_phone, normalize_email, normalize_phone
+from receipts.models import CARD_LAST4, EMAIL_LOWER, Receipt
+from receipts.money import digits_of_currencies, format_amount, to_minor, typed_amount
 from receipts.validation import MAX_AMOUNT
 
 _LAST4 = re.compile(r"^[*•xX.\s]*(\d{4})$")
@@ -71,11 +76,13 @@ class Term:
     reference: Q | None = None
 
 
-def read_term(text: str) -> Term | None:
-    """The receipts ``text`` names, by every reading it has; None when it has none."""
+def read_term(text: str, items: bool = False) -> Term | None:
+    """The receipts ``text`` names, by every reading it has, a word of an item's name among
+    them with ``items``; None when it has none."""
     text = text.strip()
     reference = _code(text) or _token(text)
-    arms = [arm for arm in (reference, _amount(text), _last4(text), _email(text), _phone(text)) if arm is not None]
+    readings = (reference, _amount(text), _last4(text), _email(text), _phone(text), items and _item(text) or None)
+    arms = [arm for arm in readings if arm is not None]
     if not arms:
         return None
     query = Q()
@@ -325,3 +332,95 @@ def _phone(text: str) -> Q | None:
         return Q(customer_phone=normalize_phone(text))
     except ValueError:
         return None
+
+
+# An item's name is searched for a term of at least this many characters, one a letter.
+ITEM_TERM_MIN = 3
+
+
+class ItemNamed(Func):
+    """True when an item of ``items`` (a receipt's list of {name, ...}) has a name LIKE
+    ``pattern`` (its wildcards escaped with a backslash), whatever the case: one EXISTS over
+    the row's own list, in each database's JSON functions. On PostgreSQL a term of letters,
+    digits and spaces (``words``: the pattern's without its wildcards) is matched by a JSON
+    path instead, which reads the list in place at half the cost (bench/search.py)."""
+
+    output_field = BooleanField()
+    arity = 2
+
+    def __init__(self, items, pattern, words: str = "", **extra):
+        super().__init__(items, pattern, **extra)
+        self.words = words
+
+    def _parts(self, compiler, connection):
+        items, pattern = self.get_source_expressions()
+        items_sql, items_params = compiler.compile(items)
+        pattern_sql, pattern_params = compiler.compile(pattern)
+        return items_sql, tuple(items_params), pattern_sql, tuple(pattern_params)
+
+    def as_sql(self, compiler, connection, **extra_context):  # SQLite (and its like)
+        items, items_params, pattern, pattern_params = self._parts(compiler, connection)
+        # The column and a placeholder compiled by Django: the term is a parameter.
+        sql = (
+            f"EXISTS (SELECT 1 FROM json_each({items}) WHERE json_extract(value, '$.name') LIKE {pattern} ESCAPE '\\')"  # noqa: S608, E501
+        )
+        return sql, (*items_params, *pattern_params)
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        items, items_params, pattern, pattern_params = self._parts(compiler, connection)
+        if self.words:
+            # A parameter too: letters, digits and spaces, nothing a regular expression or a path reads.
+            path = f'$[*].name ? (@ like_regex "{self.words}" flag "i")'
+            return f"jsonb_path_exists({items}, %s::jsonpath)", (*items_params, path)
+        # The items are a list (receipts.validation); anything else has no item named so.
+        elements = f"jsonb_array_elements(CASE WHEN jsonb_typeof({items}) = 'array' THEN {items} END)"
+        sql = f"EXISTS (SELECT 1 FROM {elements} AS item WHERE item ->> 'name' ILIKE {pattern})"  # noqa: S608 (as above)
+        return sql, (*items_params, *items_params, *pattern_params)
+
+
+_WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
+
+
+def _item(text: str) -> Q | None:
+    if len(text) < ITEM_TERM_MIN or not any(c.isalpha() for c in text):
+        return None
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    words = text if _WORDS.fullmatch(text) else ""
+    return Q(ItemNamed(F("items"), Value(f"%{escaped}%"), words=words))
+
+
+def why(receipt: Receipt, text: str, items: bool = False) -> str:
+    """Why ``text`` found ``receipt`` (one on the page shown), as the list shows it: "item:
+    Jollof rice (plate)", "card •••• 4242", "phone +234*******89" (masked as the dashboard
+    masks contacts), "total ₦4,242.00", "code"; each reading that matched, joined; "" when
+    none does (a day or a receipt number, which the row shows itself)."""
+    text = text.strip()
+    found = []
+    if (_code(text) is not None and receipt.short_code == text.upper()) or receipt.token == text:
+        found.append("code")
+    if _amount(text) is not None and _amount_matches(receipt, text):
+        found.append(f"total {format_amount(receipt.total_amount, receipt.currency)}")
+    last4 = _LAST4.match(text)
+    card = receipt.detail("payment_details") or {}
+    if last4 and isinstance(card, dict) and card.get("card_last4") == last4[1]:
+        found.append(f"card •••• {last4[1]}")
+    if "@" in text and receipt.customer_email:
+        try:
+            if normalize_email(text).lower() == receipt.customer_email.lower():
+                found.append(f"email {mask_email(receipt.customer_email)}")
+        except ValueError:
+            pass
+    if _phone(text) is not None and receipt.customer_phone and _phone(text) == Q(customer_phone=receipt.customer_phone):
+        found.append(f"phone {mask_phone(receipt.customer_phone)}")
+    if items and _item(text) is not None:
+        names = [str(item.get("name", "")) for item in receipt.items or [] if isinstance(item, dict)]
+        matched = [name for name in names if text.casefold() in name.casefold()]
+        if matched:
+            found.append("item: " + ", ".join(dict.fromkeys(matched)))
+    return "; ".join(found)
+
+
+def _amount_matches(receipt: Receipt, text: str) -> bool:
+    amount = typed_amount(text)
+    digits = next((d for d, codes in digits_of_currencies().items() if receipt.currency in codes), 2)
+    return amount is not None and to_minor(amount, digits) == receipt.total_amount

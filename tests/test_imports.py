@@ -79,6 +79,8 @@ LAYERS = [
             "merchants.signin_views",
             "merchants.navigation",
             "receipts.today",
+            # a sale's "Send again": the outbox and the audit trail, from the dashboard
+            "receipts.resend",
             "receipts.refund_pages",
             "receipts.refund_forms",
             # the customer pages: their form and what this browser asked to be sent

@@ -153,6 +153,8 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     membership = MerchantMembership.objects.get(user=owner)
     audit.visit(f"{url}/admin/merchants/merchantmembership/{membership.pk}/change/", "dashboard-team-member")
     audit.visit(f"{url}/admin/receipts/receipt/", "dashboard-receipts")
+    audit.visit(f"{url}/admin/receipts/receipt/?find=1", "dashboard-find-a-sale")
+    audit.visit(f"{url}/admin/receipts/receipt/?q=jollof", "dashboard-found-by-item")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/change/", "dashboard-receipt")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk}/history/", "dashboard-receipt-history")
     audit.visit(f"{url}/admin/receipts/receipt/{receipt.pk + 1000}/change/", "dashboard-not-found")

@@ -75,3 +75,13 @@ def test_counts_and_the_filter_of_refused_ones(reporting, receipt_factory, other
     assert state.counts(merchant, since=timezone.now() - timedelta(days=1)) == state.Counts(waiting=0, refused=1)
     assert state.counts(other_merchant) == state.Counts(0, 0)
     assert list(state.refused(Receipt.objects.filter(merchant=merchant))) == [first]
+
+
+def test_the_filter_of_those_not_reported_yet_leaves_out_the_refused(reporting, receipt_factory):
+    sales = [receipt_factory(token=f"rcpt_wait{n:05d}_aaaaaa", short_code="") for n in range(3)]
+    _set(sales[0], state="refused")
+    _set(sales[1], state="reported")
+    merchant = sales[0].merchant
+    assert list(state.waiting(Receipt.objects.filter(merchant=merchant))) == [sales[2]]
+    refunds.void(sales[1], "Rung up twice", keyed=True)  # its cancellation is not reported yet
+    assert set(state.waiting(Receipt.objects.filter(merchant=merchant))) == {sales[1], sales[2]}

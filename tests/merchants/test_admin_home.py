@@ -108,3 +108,38 @@ def test_its_pages_name_an_empty_icon_so_browsers_ask_for_no_favicon(client, own
     assert icon in client.get("/admin/login/").content.decode()
     client.force_login(owner)
     assert icon in client.get("/admin/").content.decode()
+
+
+def test_today_lists_the_latest_sales_and_finds_a_sale_from_here(client, owner, receipt_factory):
+    sale = receipt_factory(total_amount=250000)
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    form = '<form class="today-find" method="get" action="/admin/receipts/receipt/" role="search"'
+    assert f'{form} aria-label="Find a sale">' in html
+    assert f'<a href="/admin/receipts/receipt/{sale.pk}/change/"><span class="code">K7P2QX</span>' in html
+    assert "Latest sales" in _text(html)
+    assert "K7P2QX ₦2,500.00 22 Nov, 11:15 WAT" in _text(html)
+
+
+def test_today_links_what_needs_attention_to_its_list(client, owner, merchant, receipt_factory):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from receipts.models import Receipt
+
+    sale = receipt_factory(transaction_date=timezone.now().isoformat())
+    Receipt.objects.filter(pk=sale.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    client.force_login(owner)
+    html = client.get("/admin/").content.decode()
+    url = f"/admin/receipts/receipt/?logged=no&amp;merchant={merchant.pk}"
+    assert f'<a href="{url}">1 receipt not in the receipt log yet</a>' in html
+    assert "<caption>Takings by hour, Lagos time (WAT)</caption>" in html
+
+
+def test_a_member_of_another_merchant_finds_nothing_of_ours_from_today(client, outsider, receipt_factory):
+    receipt_factory()
+    client.force_login(outsider)
+    html = client.get("/admin/").content.decode()
+    assert "K7P2QX" not in html
+    assert client.get("/admin/receipts/receipt/", {"q": "jollof"}).context["cl"].result_count == 0

@@ -63,3 +63,42 @@ def test_merchant_staff_see_only_their_merchants_deliveries(client, member, outs
     client.force_login(outsider)
     assert "c*******@example.com" not in client.get(URL).content.decode()
     assert client.get(f"{URL}{failed.pk}/change/").status_code in (302, 403, 404)
+
+
+def test_each_delivery_shows_its_providers_report(client, owner, receipt):
+    import re
+    from datetime import UTC, datetime
+
+    reported = datetime(2026, 11, 25, 9, 4, tzinfo=UTC)
+    for destination, report, reason in (
+        ("+2348031234567", "failed", "Invalid phone number"),
+        ("+2348031234568", "read", ""),
+    ):
+        Delivery.objects.create(
+            merchant=receipt.merchant, receipt=receipt, channel="whatsapp", destination=destination, status="sent",
+            report=report, report_reason=reason, reported_at=reported,
+        )  # fmt: skip
+    client.force_login(owner)
+    html = client.get(URL).content.decode()
+    reports = re.findall(r'<td class="field-provider_report">([^<]*)</td>', html)
+    assert sorted(reports) == ["Not delivered: Invalid phone number", "Read"]
+    assert client.get(URL, {"report__exact": "failed"}).context["cl"].result_count == 1
+    failed = Delivery.objects.get(report="failed")
+    page = client.get(f"{URL}{failed.pk}/change/").content.decode()
+    assert "Not delivered: Invalid phone number" in page
+    assert "25 Nov 2026, 10:04 WAT" in page
+
+
+def test_the_bulk_action_select_is_shown_only_to_those_who_may_act(client, owner, member, failed):
+    client.force_login(member)
+    html = client.get(URL).content.decode()
+    assert 'name="action"' not in html
+    assert 'class="action-select"' not in html
+    response = client.post(URL, {"action": "retry_now", "_selected_action": [failed.pk]})
+    failed.refresh_from_db()
+    assert (response.status_code, failed.status) == (200, "failed")  # no such action for a member
+    client.force_login(owner)
+    assert (
+        '<option value="retry_now">Try the selected failed deliveries again now</option>'
+        in client.get(URL).content.decode()
+    )

@@ -86,9 +86,9 @@ def test_search_stays_inside_the_users_merchants(client, outsider, ours):
 
 def test_a_search_that_finds_nothing_says_so(client, owner, ours):
     client.force_login(owner)
-    page = client.get(LIST, {"q": "jollof"})
+    page = client.get(LIST, {"q": "couscous"})
     assert page.status_code == 200
-    assert '<p class="search-none" role="status">No receipts match “jollof”.</p>' in page.content.decode()
+    assert '<p class="search-none" role="status">No receipts match “couscous”.</p>' in page.content.decode()
     assert "No receipts match" not in client.get(LIST, {"q": "ada@example.com"}).content.decode()
 
 
@@ -351,3 +351,133 @@ def test_the_refunds_list_is_titled_so(client, owner, ours):
     client.force_login(owner)
     assert client.get(LIST, {"type": "refund"}).context["title"] == "Refunds"
     assert client.get(LIST).context["title"] == "Receipts"
+
+
+# --- A sale's page: delivery reports, the report to NRS, Send again, Print (issues 35, 36, 37) ---
+
+
+def _page_text(client, receipt) -> str:
+    response = client.get(f"{LIST}{receipt.pk}/change/")
+    assert response.status_code == 200
+    return " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+
+
+def test_the_sale_page_shows_each_deliverys_provider_report(client, owner, receipt):
+    from datetime import UTC, datetime
+
+    from messaging.models import Delivery
+
+    Delivery.objects.create(
+        merchant=receipt.merchant, receipt=receipt, channel="sms", destination="+2348031234589", status="sent",
+        report="failed", report_reason="Absent subscriber", reported_at=datetime(2026, 11, 25, 9, 4, tzinfo=UTC),
+    )  # fmt: skip
+    client.force_login(owner)
+    text = _page_text(client, receipt)
+    assert "SMS to +234*******89," in text
+    assert ": Sent; the provider reports Not delivered: Absent subscriber (25 Nov 2026, 10:04 WAT)" in text
+    assert "+2348031234589" not in text
+
+
+@pytest.mark.parametrize(
+    ("state", "message", "words"),
+    [
+        ("reported", "", "Reported to NRS IRN K7P2QX-94ND90NR-20261122"),
+        ("waiting", "", "Waiting to be reported to NRS IRN K7P2QX-94ND90NR-20261122"),
+        (
+            "refused",
+            "Invalid TIN for supplier",
+            "Refused by NRS: Invalid TIN for supplier IRN K7P2QX-94ND90NR-20261122",
+        ),
+    ],
+)
+def test_the_sale_page_says_where_its_report_to_nrs_stands(client, owner, receipt, state, message, words):
+    from einvoicing.models import Report
+
+    Report.objects.create(
+        merchant=receipt.merchant, receipt=receipt, document="invoice", irn="K7P2QX-94ND90NR-20261122",
+        state=state, message=message,
+    )  # fmt: skip
+    client.force_login(owner)
+    assert f"Report to NRS: {words}" in _page_text(client, receipt)
+
+
+def test_a_sale_not_reported_says_nothing_of_nrs(client, owner, receipt):
+    client.force_login(owner)
+    assert "NRS" not in _page_text(client, receipt)
+
+
+def test_the_list_filters_refused_and_waiting_reports(client, owner, merchant, receipt_factory):
+    from einvoicing.models import EInvoicing, Report
+
+    sales = [receipt_factory(token=f"rcpt_nrsstate{n}_aaaaaa", short_code=f"NRS00{n}") for n in range(3)]
+    client.force_login(owner)
+    assert "By report to NRS" not in client.get(LIST).content.decode()  # a shop that does not report
+    EInvoicing.objects.create(merchant=merchant, enabled=True, business_id="b1", service_id="94ND90NR")
+    assert "By report to NRS" in client.get(LIST).content.decode()
+    for sale, state in zip(sales, ["reported", "waiting", "refused"], strict=True):
+        Report.objects.create(merchant=sale.merchant, receipt=sale, document="invoice", irn=f"I{sale.pk}", state=state)
+    for value, code in (("refused", "NRS002"), ("waiting", "NRS001")):
+        found = client.get(LIST, {"report": value}).context["cl"].result_list
+        assert [sale.short_code for sale in found] == [code]
+
+
+def test_the_list_filters_receipts_not_in_the_log_yet(client, owner, receipt_factory, test_receipt):
+    from ledger.models import Leaf
+
+    logged, waiting = (receipt_factory(token=f"rcpt_logstate{n}_aaaaaa", short_code=f"LOG00{n}") for n in range(2))
+    Leaf.objects.create(
+        index=0, kind="receipt", receipt=logged, leaf_hash=b"0" * 32, content_digest=b"0" * 32,
+        signature=b"0" * 64, kid="k",
+    )  # fmt: skip
+    client.force_login(owner)
+    found = client.get(LIST, {"logged": "no"}).context["cl"].result_list
+    assert [sale.short_code for sale in found] == [waiting.short_code]
+
+
+def test_an_owner_sends_a_sale_again_and_is_told_where(client, owner, receipt, django_capture_on_commit_callbacks):
+    from django.core import mail
+
+    client.force_login(owner)
+    page = client.get(f"{LIST}{receipt.pk}/change/").content.decode()
+    assert f'<form id="send-again-form" method="post" action="{LIST}{receipt.pk}/send/">' in page
+    assert f'<li><a href="/app/receipt/{receipt.token}">Print</a></li>' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"{LIST}{receipt.pk}/send/", {"email": "ada@example.com", "phone": ""})
+    assert response.status_code == 302
+    assert response["Location"] == f"{LIST}{receipt.pk}/change/"
+    assert [message.to for message in mail.outbox] == [["ada@example.com"]]
+    assert "Sent again to a*******@example.com (Email)." in _page_text(client, receipt)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            {"email": "", "phone": ""},
+            "Not sent: This receipt has no email address or phone number: give one to send it to.",
+        ),
+        ({"email": "not an address", "phone": ""}, "Not sent: Enter a valid email address, like name@example.com."),
+    ],
+)
+def test_a_send_that_cannot_be_made_says_why(client, owner, receipt, data, said):
+    client.force_login(owner)
+    response = client.post(f"{LIST}{receipt.pk}/send/", data, follow=True)
+    assert response.status_code == 200
+    assert said in " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+    assert receipt.deliveries.count() == 0
+
+
+def test_send_again_is_post_only_and_the_owners(client, owner, member, receipt):
+    client.force_login(member)
+    assert 'id="send-again"' not in client.get(f"{LIST}{receipt.pk}/change/").content.decode()
+    assert client.post(f"{LIST}{receipt.pk}/send/", {"email": "ada@example.com"}).status_code == 403
+    client.force_login(owner)
+    assert client.get(f"{LIST}{receipt.pk}/send/").status_code == 405
+    assert receipt.deliveries.count() == 0
+
+
+def test_another_merchants_staff_cannot_send_our_sale(client, outsider, receipt):
+    client.force_login(outsider)
+    response = client.post(f"{LIST}{receipt.pk}/send/", {"email": "ada@example.com"})
+    assert response.status_code == 404
+    assert receipt.deliveries.count() == 0

@@ -1,8 +1,9 @@
 """Finding a sale as a shop finds it (receipts.search), in the dashboard's receipts list:
 by code, token, amount as the customer says it, card's last four, the customer's email or
-phone however typed, a day or days as the shop writes them; one merchant's sales only; a
-code opens its sale."""
+phone however typed, a word of an item's name, a day or days as the shop writes them; one
+merchant's sales only; a code opens its sale; each sale found says why."""
 
+import re
 from datetime import UTC, date, datetime
 
 import pytest
@@ -76,7 +77,13 @@ def _found(client, term, **params) -> set[str]:
         ("2026-11-22", {"SML001"}),
         ("2026-11-21 to 2026-11-23", {"SML001", "PLN001"}),
         ("2026-11-20..2026-11-22", {"BIG001", "SML001"}),
-        ("jollof", set()),
+        ("jollof", {"PLN001"}),  # an item's name: "Jollof rice"
+        ("JOLLOF RICE", {"PLN001"}),
+        ("rice", {"SML001", "PLN001"}),  # "Rice", "Jollof rice"; not "unit_price", a key of every item
+        ("gener", {"BIG001"}),
+        ("ri%e", set()),  # a wildcard typed is a character searched for
+        ("r_ce", set()),
+        ("name", set()),  # the items' keys are not their names
         ("ada@", set()),
         ("19522", set()),
     ],
@@ -94,9 +101,44 @@ def test_a_code_or_token_opens_its_sale_in_one_step(client, owner, shop, term):
     assert response["Location"] == f"{LIST}{shop['small'].pk}/change/"
 
 
+@pytest.mark.parametrize(
+    ("term", "why"),
+    [
+        ("jollof", {"PLN001": "item: Jollof rice"}),
+        ("rice", {"SML001": "item: Rice", "PLN001": "item: Jollof rice"}),
+        ("4242", {"BIG001": "card •••• 4242", "SML001": "total ₦4,242.00"}),
+        ("0803 123 4567", {"SML001": "phone +234*******67"}),
+        ("ada.obi@example.com", {"BIG001": "email A*******@example.com"}),
+    ],
+)
+def test_each_sale_found_says_why_masking_the_contact(client, owner, shop, term, why):
+    client.force_login(owner)
+    response = client.get(LIST, {"q": term, "p": 1})
+    rows = re.findall(
+        r'<a href="/admin/receipts/receipt/\d+/change/[^"]*">(\w+)</a></th><td class="field-matched">([^<]*)</td>',
+        response.content.decode(),
+    )
+    assert dict(rows) == why
+
+
+def test_the_find_a_sale_link_puts_the_cursor_in_the_box(client, owner, shop):
+    client.force_login(owner)
+    response = client.get(LIST, {"find": 1})
+    assert response.status_code == 200
+    assert re.search(r'<input type="search"[^>]* id="searchbar" autofocus', response.content.decode())
+    assert "<h1>Find a sale</h1>" in response.content.decode()
+    assert 'id="searchbar" autofocus' not in client.get(LIST).content.decode()
+
+
+def test_the_operator_is_not_searched_by_item(client, superuser, shop):
+    # Every merchant's receipts would be read for it: the operator narrows to a shop first.
+    client.force_login(superuser)
+    assert _found(client, "jollof", p=1) == set()
+
+
 def test_a_search_finds_nothing_of_another_merchant(client, outsider, shop):
     client.force_login(outsider)
-    for term in ("19,522.50", "4242", "ada.obi@example.com", "08031234567", "2026-11-20", "BIG001"):
+    for term in ("19,522.50", "4242", "ada.obi@example.com", "08031234567", "2026-11-20", "BIG001", "jollof"):
         assert _found(client, term, p=1) == set(), term
     # Another shop's code is not opened either.
     assert client.get(LIST, {"q": "BIG001"}).status_code == 200

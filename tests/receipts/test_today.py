@@ -68,3 +68,75 @@ def test_it_counts_deliveries_sent_and_failed(receipt_factory, merchant):
 
 def test_a_merchant_with_no_sales_took_nothing(merchant):
     assert today(merchant, NOW).takings == ["₦0.00"]
+
+
+def test_it_lists_the_latest_sales_newest_first_in_the_shops_time(receipt_factory, merchant, test_receipt):
+    for n, when in enumerate(["2026-11-25T07:00:00Z", "2026-11-25T08:05:00Z", "2026-11-24T12:00:00Z"], 1):
+        _sale(receipt_factory, n, when, total_amount=10000 * n)
+    latest = today(merchant, NOW).latest
+    # Newest stored first; a test receipt is no sale; yesterday's with its day.
+    assert [(sale.short_code, sale.amount, sale.time) for sale in latest] == [
+        ("TODAY3", "₦300.00", "24 Nov, 13:00 WAT"),
+        ("TODAY2", "₦200.00", "09:05 WAT"),
+        ("TODAY1", "₦100.00", "08:00 WAT"),
+    ]
+
+
+def test_it_sums_takings_hour_by_hour_in_the_shops_time_zone(receipt_factory, merchant):
+    _sale(receipt_factory, 1, "2026-11-24T23:30:00Z", total_amount=130000)  # 00:30 WAT
+    _sale(receipt_factory, 2, "2026-11-25T02:10:00Z", total_amount=50000)  # 03:10 WAT
+    _sale(receipt_factory, 3, "2026-11-25T02:50:00Z", total_amount=80000)  # 03:50 WAT
+    hours = today(merchant, datetime(2026, 11, 25, 4, 20, tzinfo=UTC)).hours  # 05:20 WAT
+    assert [(hour.start, hour.takings, hour.share) for hour in hours] == [
+        ("00:00", "₦1,300.00", 100),
+        ("01:00", "₦0.00", 0),
+        ("02:00", "₦0.00", 0),
+        ("03:00", "₦1,300.00", 100),
+        ("04:00", "₦0.00", 0),
+        ("05:00", "₦0.00", 0),
+    ]
+
+
+def test_it_says_what_needs_attention_with_the_list_of_each(receipt_factory, merchant):
+    from django.db.models import F
+
+    from einvoicing.models import EInvoicing, Report
+    from ledger.models import Leaf
+    from receipts.models import Receipt
+
+    logged = _sale(receipt_factory, 1, "2026-11-25T07:00:00Z")
+    unlogged = _sale(receipt_factory, 2, "2026-11-25T07:10:00Z")
+    recent = _sale(receipt_factory, 3, "2026-11-25T08:59:30Z")
+    Receipt.objects.filter(pk__in=[logged.pk, unlogged.pk]).update(created_at=datetime(2026, 11, 25, 8, 0, tzinfo=UTC))
+    Receipt.objects.filter(pk=recent.pk).update(created_at=F("transaction_date"))  # 30 s ago: the log's grace
+    Leaf.objects.create(
+        index=0, kind="receipt", receipt=logged, leaf_hash=b"0" * 32, content_digest=b"0" * 32,
+        signature=b"0" * 64, kid="k",
+    )  # fmt: skip
+    failed = Delivery.objects.create(
+        merchant=merchant, receipt=logged, channel="sms", destination="+2348031234567", status=Delivery.Status.FAILED
+    )
+    Delivery.objects.filter(pk=failed.pk).update(created_at=NOW)
+    assert [item.words for item in today(merchant, NOW).attention] == [
+        "1 receipt could not be sent to the customer",
+        "1 receipt not in the receipt log yet",
+    ]
+    # Reports to NRS, once the shop reports: refused and not made yet.
+    EInvoicing.objects.create(merchant=merchant, enabled=True, business_id="b1", service_id="94ND90NR")
+    for receipt, state in ((logged, "refused"), (unlogged, "waiting"), (recent, "waiting")):
+        report = Report.objects.create(
+            merchant=merchant, receipt=receipt, document="invoice", irn=f"{receipt.short_code}-94ND90NR-20261125",
+            state=state, message="Invalid TIN" if state == "refused" else "",
+        )  # fmt: skip
+        Report.objects.filter(pk=report.pk).update(created_at=NOW)
+    attention = today(merchant, NOW).attention
+    assert [(item.words, item.url_query, item.deliveries) for item in attention] == [
+        ("1 receipt could not be sent to the customer", f"status__exact=failed&merchant={merchant.pk}", True),
+        ("1 receipt not in the receipt log yet", f"logged=no&merchant={merchant.pk}", False),
+        ("1 report refused by NRS", f"report=refused&merchant={merchant.pk}", False),
+        ("2 reports to NRS not made yet", f"report=waiting&merchant={merchant.pk}", False),
+    ]
+
+
+def test_nothing_needs_attention_on_a_quiet_day(merchant):
+    assert today(merchant, NOW).attention == []
