@@ -70,9 +70,9 @@ class Command(BaseCommand):
                     continue
                 self._run(job, verbosity)
                 due[job] = time.monotonic() + job.every
-            close_old_connections()
             if once:
                 return
+            close_old_connections()  # none kept open (or broken) across the wait
             stop.wait(max(0.0, min(due.values()) - time.monotonic()))
 
     def _run(self, job: Job, verbosity: int) -> None:
