@@ -58,12 +58,12 @@ def _dev_up_environment(tmp_path, port: int) -> dict:
 
 
 @contextlib.contextmanager
-def _dev_up(tmp_path):
+def _dev_up(tmp_path, **extra: str):
     """`./dev up` on a free port, in a session of its own (as a terminal's foreground job);
     yields its process, its port, its environment and its log."""
     port = free_port()
-    env = _dev_up_environment(tmp_path, port)
-    log = tmp_path / "dev-up.log"
+    env = {**_dev_up_environment(tmp_path, port), **extra}
+    log = tmp_path / f"dev-up-{port}.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
             [str(ROOT / "dev"), "up"], cwd=ROOT, env=env, stdout=output, stderr=output, start_new_session=True
@@ -168,3 +168,41 @@ def test_dev_up_stops_with_every_process_it_started(tmp_path, how, signal_number
             process.send_signal(signal_number)
         assert _stopped(process), _commands_of_group(process.pid)
     assert process.returncode == 128 + signal_number, log.read_text()[-3000:]
+
+
+def _venv_noting_pip(tmp_path) -> Path:
+    """A virtual environment for ./dev but for pip: its python is this suite's, its pip only
+    notes what it is asked to install (in pip.log), so that the suite's own is left as it is."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"
+    python.write_text(
+        f'#!/bin/sh\nif [ "$1 $2" = "-m pip" ]; then shift 2; echo "$*" >>{venv}/pip.log; exit 0; fi\n'
+        f'exec {sys.executable} "$@"\n'
+    )
+    python.chmod(0o755)
+    (venv / "pip.log").touch()
+    return venv
+
+
+def test_dev_test_beside_dev_up_reinstalls_nothing_the_server_runs_and_a_second_start_runs_no_pip(tmp_path):
+    venv = _venv_noting_pip(tmp_path)
+    pip = "install --quiet --disable-pip-version-check"
+    with _dev_up(tmp_path, RECECO_VENV=str(venv)) as (_process, _port, env, _log):
+        assert (venv / "pip.log").read_text().splitlines() == [
+            f"{pip} -r {venv}/.requirements-requirements.txt",  # Django and the rest, from the index
+            f"{pip} ./verifier",
+        ]
+        tested = subprocess.run(
+            [str(ROOT / "dev"), "test", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", __file__],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert tested.returncode == 0, tested.stdout + tested.stderr
+        # Rebuilding ./verifier, which the server imports, rewrote its files in the environment:
+        # the server's autoreloader restarted it.
+        assert (venv / "pip.log").read_text().splitlines()[2:] == [
+            f"{pip} -r {venv}/.requirements-requirements-dev.txt",
+            f"{pip} -e ./posagent",
+        ]
+    with _dev_up(tmp_path, RECECO_VENV=str(venv)):
+        assert len((venv / "pip.log").read_text().splitlines()) == 4  # a second start: nothing to install
