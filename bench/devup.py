@@ -1,0 +1,118 @@
+"""How long `./dev up` takes to its first page, and where the time goes: on a fresh clone
+(no .venv, no database: a newcomer's first start) and on the starts after it.
+
+    python bench/devup.py                 # a fresh `git clone` of HEAD, started 2 times
+    python bench/devup.py --starts 3      # and a third
+    python bench/devup.py --here          # this checkout as it is (its .venv, its db.sqlite3)
+
+Each start runs `bash -x ./dev up` with a timestamp on every traced command (PS4), so the
+phases are the commands ./dev up runs: checking the environment (Python, the stamps), making
+the virtual environment, pip, migrate, the signing key, seeddemo, then the server until
+`GET /` answers 200 (polled every 50 ms). pip uses its cache as this machine has it (say
+which when you publish a figure: a newcomer's is empty). The clone is removed at the end
+unless --keep. Figures: docs/benchmarks.md, "./dev up".
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# The first traced command of each phase, in the order ./dev up runs them.
+PHASES = [
+    ("venv", re.compile(r" -m venv ")),
+    ("pip", re.compile(r" -m pip install ")),
+    ("migrate", re.compile(r"manage\.py migrate")),
+    ("signing key", re.compile(r"manage\.py makesigningkey")),
+    ("seed", re.compile(r"manage\.py seeddemo")),
+    ("server to first page", re.compile(r"manage\.py runserver")),
+]
+TRACE = re.compile(r"^\++T(\d+\.\d+) (.*)$")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start(folder: Path) -> tuple[float, list[tuple[str, float]]]:
+    """One `./dev up` in ``folder`` until its first page: the seconds it took, and each
+    phase's seconds."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
+    for name in ("DATABASE_URL", "REDIS_URL", "VIRTUAL_ENV"):
+        env.pop(name, None)
+    env.update(PORT=str(port), PS4="+T${EPOCHREALTIME} ")
+    trace = folder / f"devup-{port}.log"
+    began = time.time()
+    with trace.open("wb") as output:
+        process = subprocess.Popen(
+            ["bash", "-x", "./dev", "up"], cwd=folder, env=env, stdout=output, stderr=output, start_new_session=True
+        )
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None:
+                raise SystemExit(f"./dev up ended:\n{trace.read_text()[-3000:]}")
+            time.sleep(0.05)
+        served = time.time()
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    starts = {}
+    for line in trace.read_text().splitlines():
+        if match := TRACE.match(line):
+            for name, pattern in PHASES:
+                if name not in starts and pattern.search(match[2]):
+                    starts[name] = float(match[1])
+    marks = [("environment check", began), *sorted(starts.items(), key=lambda item: item[1]), ("", served)]
+    phases = [(name, following - at) for (name, at), (_, following) in zip(marks, marks[1:], strict=False)]
+    return served - began, phases
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--starts", type=int, default=2, help="starts in a row (default 2: a first and a second)")
+    parser.add_argument("--here", action="store_true", help="start this checkout as it is, not a fresh clone")
+    parser.add_argument("--keep", action="store_true", help="keep the clone")
+    options = parser.parse_args()
+    if options.here:
+        folder = ROOT
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="receco-devup-")) / "receco"
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=folder, capture_output=True, text=True)
+        print(f"A fresh clone of {commit.stdout.strip()} in {folder}")
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    try:
+        for number in range(1, options.starts + 1):
+            total, phases = start(folder)
+            print(f"start {number}: first page after {total:.1f} s")
+            for name, seconds in phases:
+                print(f"  {name:<22}{seconds:6.1f} s")
+    finally:
+        if not options.here and not options.keep:
+            shutil.rmtree(folder.parent)
+
+
+if __name__ == "__main__":
+    main()
