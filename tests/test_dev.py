@@ -187,7 +187,7 @@ def _venv_noting_pip(tmp_path) -> Path:
 
 def test_dev_test_beside_dev_up_reinstalls_nothing_the_server_runs_and_a_second_start_runs_no_pip(tmp_path):
     venv = _venv_noting_pip(tmp_path)
-    pip = "install --quiet --disable-pip-version-check"
+    pip = "install --quiet --disable-pip-version-check --no-compile"
     with _dev_up(tmp_path, RECECO_VENV=str(venv)) as (_process, _port, env, _log):
         assert (venv / "pip.log").read_text().splitlines() == [
             f"{pip} -r {venv}/.requirements-requirements.txt",  # Django and the rest, from the index

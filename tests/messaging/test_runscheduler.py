@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from ledger.models import Leaf
-from messaging.management.commands.runscheduler import DAY, JOBS, MINUTES
+from messaging.management.commands.runscheduler import DAY, JOBS, MINUTES, Schedule
 from receco.lib import signingkeys
 from tests import databases
 from tests.servers import start_command
@@ -22,6 +22,18 @@ def test_the_jobs_and_their_schedule():
         ("appendlog --once", 5 * MINUTES),
         ("applyretention", DAY),
     ]
+
+
+def test_over_two_days_retention_runs_at_start_and_once_a_day_the_others_every_five_minutes():
+    schedule, now, ran = Schedule(JOBS, 0.0), 0.0, []
+    while now <= 2 * DAY:
+        for job in schedule.due(now):
+            ran.append(job.command)
+            schedule.ran(job, now)
+        now = schedule.next_run()
+    assert ran.count("sendwebhooks") == 577  # 2 days of 288 rounds, and the one at start
+    assert ran.count("appendlog") == 577
+    assert ran.count("applyretention") == 3  # at start, after one day, after two
 
 
 def test_once_runs_every_job(receipt_factory, settings, capsys):

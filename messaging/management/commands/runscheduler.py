@@ -48,6 +48,23 @@ JOBS = (
 )
 
 
+class Schedule:
+    """When each job runs next: all of them at ``start``, then each ``every`` seconds after
+    its run ended."""
+
+    def __init__(self, jobs: tuple[Job, ...], start: float):
+        self.next_runs = dict.fromkeys(jobs, start)
+
+    def due(self, now: float) -> list[Job]:
+        return [job for job, at in self.next_runs.items() if at <= now]
+
+    def ran(self, job: Job, now: float) -> None:
+        self.next_runs[job] = now + job.every
+
+    def next_run(self) -> float:
+        return min(self.next_runs.values())
+
+
 class Command(BaseCommand):
     help = (
         "Run the periodic jobs, each on its schedule (every five minutes: flushusage, senddeliveries, "
@@ -63,17 +80,17 @@ class Command(BaseCommand):
         if threading.current_thread() is threading.main_thread():
             for number in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(number, lambda *_: stop.set())
-        due = dict.fromkeys(JOBS, time.monotonic())
+        schedule = Schedule(JOBS, time.monotonic())
         while not stop.is_set():
-            for job in JOBS:
-                if stop.is_set() or due[job] > time.monotonic():
-                    continue
+            for job in schedule.due(time.monotonic()):
+                if stop.is_set():
+                    break
                 self._run(job, verbosity)
-                due[job] = time.monotonic() + job.every
+                schedule.ran(job, time.monotonic())
             if once:
                 return
             close_old_connections()  # none kept open (or broken) across the wait
-            stop.wait(max(0.0, min(due.values()) - time.monotonic()))
+            stop.wait(max(0.0, schedule.next_run() - time.monotonic()))
 
     def _run(self, job: Job, verbosity: int) -> None:
         output = self.stdout if verbosity else StringIO()
