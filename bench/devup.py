@@ -33,6 +33,10 @@ PHASES = [
     ("venv", re.compile(r" -m venv ")),
     ("pip", re.compile(r" -m pip install ")),
     ("setupdev", re.compile(r"manage\.py setupdev")),  # the signing key, migrate, seeddemo
+    # (before setupdev, ./dev up ran them one by one)
+    ("migrate", re.compile(r"manage\.py migrate")),
+    ("signing key", re.compile(r"manage\.py makesigningkey")),
+    ("seed", re.compile(r"manage\.py seeddemo")),
     ("server to first page", re.compile(r"manage\.py runserver")),
 ]
 TRACE = re.compile(r"^\++T(\d+\.\d+) (.*)$")
