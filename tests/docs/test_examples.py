@@ -33,7 +33,8 @@ _CURL = shutil.which("curl")
 
 @pytest.fixture
 def dev_up(tmp_path):
-    """`./dev up` on a free port and a fresh database, as a new user starts it."""
+    """`./dev up` on a free port and a fresh database, as a new user starts it, once its worker
+    has logged the demo receipt."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
     env.pop("REDIS_URL", None)
@@ -59,15 +60,20 @@ def dev_up(tmp_path):
             process.wait()
 
 
+# The demo receipt's proof: it is served once ./dev up's worker has appended the receipt
+# (seeddemo makes it as the server starts), which the examples of the log's proofs need.
+_DEMO_PROOF = "/api/trpc/getReceiptProof?input=%7B%22token%22%3A%22DEMO42%22%7D"
+
+
 def _wait_until_it_answers(port: int, process: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + 180
     while True:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{_DEMO_PROOF}", timeout=2):
                 return
-        except OSError:
+        except OSError:  # refused, or 404 until the demo receipt is in the log
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"./dev up did not serve:\n{log.read_text()[-3000:]}") from None
+                raise RuntimeError(f"no proof of the demo receipt from ./dev up:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.2)
 
 

@@ -34,9 +34,11 @@ def test_it_refuses_an_unknown_merchant():
         call_command("createapikey", "nobody", "--type", "live")
 
 
-def test_it_requires_a_type(merchant):
-    with pytest.raises(CommandError, match="--type"):
-        call_command("createapikey", merchant.string_id)
+def test_without_a_type_it_makes_a_test_key(merchant, capsys):
+    # The README's `createapikey demo-shop`: a live key is asked for by name.
+    call_command("createapikey", merchant.string_id)
+    assert capsys.readouterr().out.startswith("postest_")
+    assert ApiKey.objects.get().type == "test"
 
 
 def test_it_makes_a_test_merchant_as_its_first_sale_would(capsys):

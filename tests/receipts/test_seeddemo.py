@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
 
@@ -23,3 +25,13 @@ def test_it_keeps_a_demo_receipt_made_by_an_older_version(capsys):
     call_command("seeddemo")
     assert Receipt.objects.get().total_amount == 1
     assert "short code DEMO42" in capsys.readouterr().out
+
+
+def test_it_names_the_readmes_way_to_make_a_dashboard_user(capsys):
+    # One way, in both: the README's example makes an owner of demo-shop.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "./dev manage createmerchantuser demo-shop ada --password 'a long passphrase' --owner" in readme
+    call_command("seeddemo")
+    out = capsys.readouterr().out
+    assert "./dev manage createmerchantuser demo-shop <name> --password '<a long passphrase>' --owner" in out
+    assert "createsuperuser" not in out

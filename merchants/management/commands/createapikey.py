@@ -11,7 +11,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "merchant", help="the merchant's id (merchant_string_id); an unknown test- merchant is created"
         )
-        parser.add_argument("--type", required=True, choices=["test", "live"], help="test keys make test receipts")
+        parser.add_argument(
+            "--type",
+            default="test",
+            choices=["test", "live"],
+            help="test (the default) makes test receipts, never sent nor logged; live makes real ones",
+        )
         parser.add_argument("--name", default="", help="what will use the key, e.g. 'Till 3'")
 
     def handle(self, *args, merchant, type, name, **options):

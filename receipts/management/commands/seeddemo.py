@@ -26,7 +26,8 @@ class Command(BaseCommand):
 Demo merchant: {merchant.string_id}   demo receipt: short code {receipt.short_code}
   Receipt page: {receipt.public_url}
   Scan page:    {settings.RECECO_WEB_URL}/app/scan  (type {receipt.short_code})
-  Admin:        {settings.RECECO_WEB_URL}/admin/  (make a login: ./dev manage createsuperuser)
+  Dashboard:    {settings.RECECO_WEB_URL}/admin/, signed in as a user of demo-shop, made by
+                ./dev manage createmerchantuser demo-shop <name> --password '<a long passphrase>' --owner
   API:          {api}/<procedure>, described at {settings.RECECO_WEB_URL}/api/reference/
   Operations:   {settings.RECECO_WEB_URL}/readyz  {settings.RECECO_WEB_URL}/metrics
 
