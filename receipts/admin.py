@@ -2,8 +2,6 @@
 finds a sale (receipts.search), exportable as CSV; read-only but for the refund and void
 pages of a sale, for its owners (receipts.refund_pages)."""
 
-import csv
-import json
 import re
 from datetime import date
 
@@ -17,40 +15,15 @@ from django.utils.html import format_html, format_html_join
 
 from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
-from merchants.zones import dashboard_time, local_time
-from receipts import display, refund_pages
+from merchants.zones import dashboard_time
+from receipts import display, refund_pages, sales_csv
 from receipts.documents import title
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
-from receipts.representation import iso_utc
 from receipts.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days
 from receipts.views import sheet_context
 
 CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
-
-CSV_COLUMNS = [
-    ("short_code", lambda r: r.short_code),
-    ("token", lambda r: r.token),
-    ("merchant_id", lambda r: r.merchant.string_id),
-    ("merchant_name", lambda r: r.merchant_name),
-    ("total_amount", lambda r: r.total_amount),
-    ("currency", lambda r: r.currency),
-    ("transaction_date", lambda r: iso_utc(r.transaction_date)),
-    # The same moments as the shop reads them, in its time zone (named in time_zone).
-    ("transaction_date_local", lambda r: local_time(r.transaction_date, r.merchant.time_zone, "Y-m-d H:i")),
-    ("time_zone", lambda r: r.merchant.time_zone),
-    ("livemode", lambda r: "live" if r.livemode else "test"),
-    ("status", lambda r: r.status),
-    ("payment_method", lambda r: r.payment_method or ""),
-    ("category", lambda r: r.category or ""),
-    ("location", lambda r: r.location or ""),
-    ("customer_email", lambda r: r.customer_email or ""),
-    ("customer_phone", lambda r: r.customer_phone or ""),
-    ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
-    ("created_at", lambda r: iso_utc(r.created_at)),
-    ("created_at_local", lambda r: local_time(r.created_at, r.merchant.time_zone, "Y-m-d H:i")),
-    ("receipt_number", lambda r: r.receipt_number or ""),
-]
 
 # A receipt number as printed: its series (prefix, till, year, TEST- first) and number.
 # A receipt number as printed: its series (MP-2026, MP-TILL3-2026, TEST-MP-2026) and six
@@ -64,19 +37,6 @@ def _numbered(typed: str) -> Q | None:
     if found is None:
         return None
     return Q(number_series=found["series"], number=int(found["number"]))
-
-
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
-# injection"); item names and locations are free text from the POS.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
-
-
-def csv_cell(value):
-    """Return ``value`` safe to open in a spreadsheet: text that could start a formula
-    gets a leading apostrophe, which spreadsheets show as plain text."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 class SetAsideFilter(admin.SimpleListFilter):
@@ -198,11 +158,6 @@ class TypeFilter(admin.SimpleListFilter):
         if self.value() in ("sale", "refund"):
             return queryset.filter(refund_of__isnull=self.value() == "sale")
         return queryset
-
-
-class _Echo:
-    def write(self, value):
-        return value
 
 
 @admin.register(Receipt)
@@ -495,14 +450,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
 
     @admin.action(description="Export the selected receipts as CSV", permissions=["view"])
     def export_csv(self, request, queryset):
-        writer = csv.writer(_Echo())
-
-        def rows():
-            yield writer.writerow([name for name, _ in CSV_COLUMNS])
-            for receipt in queryset.select_related("merchant").order_by("-created_at").iterator(chunk_size=2000):
-                yield writer.writerow([csv_cell(value(receipt)) for _, value in CSV_COLUMNS])
-
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(sales_csv.lines(queryset), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="receipts-{stamp}.csv"'
         return response
