@@ -1,8 +1,9 @@
 """The merchant dashboard: merchants, API keys, usage and memberships in the Django admin.
 
 Every page is scoped by merchants.scoping: staff see their own merchants' rows only.
-Full API keys appear exactly once, in the response that made them, and are never
-stored, logged or put in a session or message.
+Full API keys appear exactly once, on the page the response that made them leads to
+(merchants.shown_once), and are never stored, logged or put in a message, nor in a
+session unmasked.
 """
 
 from datetime import timedelta
@@ -19,7 +20,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from merchants import charts, team
+from merchants import charts, shown_once, team
 from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, save_new_key
 from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
@@ -28,6 +29,10 @@ from merchants.zones import dashboard_time, zone_name
 from messaging.usage import daily_costs
 from receipts import daily
 
+KEY_SHOWN_ONCE = (
+    "A key is shown once, on the page that made it: this one cannot be shown again. "
+    "Lost it? Rotate the key to get a new one."
+)
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
     ("3600", "1 hour"),
@@ -344,10 +349,26 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         return self._show_key(request, obj, obj.new_key, "API key created")
 
     def _show_key(self, request, api_key, key, title, replaced=None):
+        """Post, redirect, get: the page that shows the key once (shown_view), so that a
+        reload makes no second key."""
+        response = HttpResponseRedirect(reverse("admin:merchants_apikey_shown", args=[api_key.pk]))
+        shown_once.hand_over(request, response, api_key.pk, key, title=title, replaced=replaced and replaced.pk)
+        return response
+
+    def shown_view(self, request, object_id):
+        api_key = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
+        handed = shown_once.take(request, api_key.pk)
+        if handed is None:  # shown already (a reload), or another browser's
+            self.message_user(request, KEY_SHOWN_ONCE, messages.INFO)
+            response = HttpResponseRedirect(reverse("admin:merchants_apikey_change", args=[api_key.pk]))
+            shown_once.forget(response)
+            return response
+        key, shown = handed
+        replaced = ApiKey.objects.filter(pk=shown["replaced"]).select_related("merchant").first()
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": title,
+            "title": shown["title"],
             "api_key": api_key,
             "key": key,
             "replaced": replaced,
@@ -355,6 +376,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         }
         response = TemplateResponse(request, "admin/merchants/apikey/key_shown.html", context)
         response["Cache-Control"] = "no-store"
+        shown_once.forget(response)
         return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -375,6 +397,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         return [
             path("<int:object_id>/rotate/", wrap(self.rotate_view), name="merchants_apikey_rotate"),
             path("<int:object_id>/revoke/", wrap(self.revoke_view), name="merchants_apikey_revoke"),
+            path("<int:object_id>/shown/", wrap(self.shown_view), name="merchants_apikey_shown"),
             *super().get_urls(),
         ]
 
