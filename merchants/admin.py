@@ -290,6 +290,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
 
     def add_view(self, request, form_url="", extra_context=None):
         context = {"title": "Create a key", "show_save_and_add_another": False, "show_save_and_continue": False}
+        context["save_label"] = "Create the key"  # templates/admin/submit_line.html
         return super().add_view(request, form_url, {**context, **(extra_context or {})})
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -599,6 +600,7 @@ class InvitationAdmin(MerchantScopedAdmin):
 
     def add_view(self, request, form_url="", extra_context=None):
         context = {"title": "Invite someone to your team", "show_save_and_add_another": False}
+        context["save_label"] = "Send invitation"  # templates/admin/submit_line.html
         return super().add_view(
             request, form_url, {**context, "show_save_and_continue": False, **(extra_context or {})}
         )

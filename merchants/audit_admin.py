@@ -7,27 +7,10 @@ from django.contrib import admin
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
-from merchants.audit import SECRET
+from merchants.audit import SECRET, VERBS, headline
 from merchants.models import ApiKey, AuditEntry
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
-
-VERBS = {
-    AuditEntry.Action.CREATE: "made",
-    AuditEntry.Action.UPDATE: "changed",
-    AuditEntry.Action.DELETE: "removed",
-    AuditEntry.Action.ACCESS: "read",
-}
-# What the trail calls each audited thing, in a shop owner's words.
-KINDS = {
-    "merchant": "Shop",
-    "apikey": "API key",
-    "merchantmembership": "Team member",
-    "invitation": "Invitation",
-    "endpoint": "Webhook endpoint",
-    "receipt": "Refund",
-    "void": "Void",
-}
 
 
 class ActionFilter(admin.SimpleListFilter):
@@ -102,8 +85,7 @@ class AuditEntryAdmin(MerchantScopedAdmin):
 
     @admin.display(description="what")
     def what(self, entry):
-        kind = KINDS.get(entry.content_type.model, entry.content_type.name)
-        return f"{kind} {VERBS.get(entry.action, 'changed')}: {entry.object_repr}"
+        return headline(entry)
 
     @admin.display(description="changes")
     def change_list(self, entry):

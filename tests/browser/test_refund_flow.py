@@ -148,8 +148,10 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(
     # Both in the audit trail: who, when, from which address, what changed.
     page.get_by_role("link", name="Audit trail").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Audit trail")
-    refunded = page.locator("#result_list tbody tr", has_text=f"Refund made: {made.short_code} of sale CARD01")
-    voided = page.locator("#result_list tbody tr", has_text="Void made: sale TWICE1")
+    refunded = page.locator(
+        "#result_list tbody tr", has_text=f"Refunded ₦322.50 of sale CARD01: refund {made.short_code}"
+    )
+    voided = page.locator("#result_list tbody tr", has_text="Voided sale TWICE1")
     for row, changes in [
         (refunded, ["refund of sale: CARD01", "amount: ₦322.50", "reason: Spilt at the table"]),
         (voided, ["sale: TWICE1", "reason: Rung up twice"]),

@@ -156,6 +156,11 @@ class TestCreation:
         client.force_login(outsider)
         assert client.get(f"/admin/merchants/apikey/{live_key.api_key.pk}/shown/").status_code == 404
 
+    def test_the_form_says_what_its_button_does(self, client, owner):
+        client.force_login(owner)
+        page = client.get(ADD).content.decode()
+        assert '<input type="submit" value="Create the key" class="default" name="_save">' in page
+
     def test_the_merchant_is_offered_only_among_the_owners_own(self, client, owner, merchant, other_merchant):
         client.force_login(owner)
         content = client.get(ADD).content.decode()

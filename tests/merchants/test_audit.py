@@ -154,6 +154,30 @@ def test_refunds_and_voids_through_the_api_name_the_key_and_sales_are_not_record
     assert (void.object_repr, void.changes_dict["sale"]) == ("sale VOID01", ["", "VOID01"])
 
 
+def test_a_void_and_a_refund_are_headed_as_what_was_done_to_the_sale(
+    client, owner, merchant, stored, receipt_factory, fresh
+):
+    from receipts.refunds import refund, validate_refund, void
+
+    fresh()
+    made = refund(stored, validate_refund({"token": stored.token, "amount": 30000}), keyed=True).receipt
+    void(receipt_factory(token="rcpt_voided01_aaaaaa", short_code="QXD6NT"), "Rung up twice", keyed=True)
+    refunded, voided = _entries(merchant)
+    client.force_login(owner)
+
+    trail = client.get(TRAIL).content.decode()
+    page = client.get(f"{TRAIL}{voided.pk}/change/").content.decode()
+
+    assert str(voided) == "Voided sale QXD6NT"
+    assert str(refunded) == f"Refunded ₦300.00 of sale {stored.short_code}: refund {made.short_code}"
+    assert '<td class="field-what">Voided sale QXD6NT</td>' in trail
+    assert (
+        f'<td class="field-what">Refunded ₦300.00 of sale {stored.short_code}: refund {made.short_code}</td>' in trail
+    )
+    assert "<h2>Voided sale QXD6NT</h2>" in page
+    assert "Created" not in page
+
+
 def test_a_key_remembered_for_one_request_is_never_taken_for_another():
     from merchants import api_actor
     from receco.ops import requestid
