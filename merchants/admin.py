@@ -22,7 +22,9 @@ from django.utils.html import format_html
 
 from merchants import charts, shown_once, team
 from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, save_new_key
+from merchants.merchant_form import MerchantForm
 from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
+from merchants.plain_words import tax_id_type
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
 from merchants.zones import dashboard_time, zone_name
@@ -48,7 +50,8 @@ class MerchantAdmin(MerchantScopedAdmin):
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["shop_name", "string_id", "status", "require_api_key", "created", "dashboard_links"]
+    form = MerchantForm  # the fields' plain words (merchants.merchant_form)
+    list_display = ["shop_name", "shop_id", "status", "require_api_key", "created", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
@@ -107,6 +110,23 @@ class MerchantAdmin(MerchantScopedAdmin):
         if merchant.is_test:  # a test- merchant, made by a till's test sale: marked, never taken for a shop
             return format_html('{} <span class="badge-test">Test</span>', merchant.name)
         return merchant.name
+
+    @admin.display(description="shop id", ordering="string_id")
+    def shop_id(self, merchant):
+        return merchant.string_id
+
+    @admin.display(description="Tax ID type")
+    def tax_id_type(self, merchant):
+        return tax_id_type(merchant.tax_id_scheme)
+
+    def get_fieldsets(self, request, obj=None):
+        if self.has_change_permission(request, obj):
+            return self.fieldsets
+        # Read only: the tax ID's type in words, not its code.
+        return [
+            (name, {**options, "fields": [_read_only(field) for field in options["fields"]]})
+            for name, options in self.fieldsets
+        ]
 
     def get_list_filter(self, request):
         return ["status", "is_test"] if request.user.is_superuser else []
@@ -195,6 +215,12 @@ class MerchantAdmin(MerchantScopedAdmin):
             ][::-1],
         }
         return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
+
+
+def _read_only(field):
+    if field == ("tax_id_scheme", "tax_id"):
+        return ("tax_id_type", "tax_id")
+    return field
 
 
 class StateFilter(admin.SimpleListFilter):

@@ -5,6 +5,7 @@ pages of a sale, for its owners (receipts.refund_pages)."""
 import re
 from datetime import date
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Q
 from django.http import HttpResponseRedirect, StreamingHttpResponse
@@ -14,6 +15,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from merchants.models import Merchant
+from merchants.plain_words import details
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time
 from receipts import display, refund_pages, sales_csv
@@ -40,11 +42,11 @@ def _numbered(typed: str) -> Q | None:
 
 
 class SetAsideFilter(admin.SimpleListFilter):
-    title = "code given to another sale"
+    title = "code moved to another sale"
     parameter_name = "set_aside"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Yes: made without the shop's key, its code went to a sale made with the key")]
+        return [("yes", "Yes: sent without the shop's key, it gave its code to a sale sent with the key")]
 
     def queryset(self, request, queryset):
         return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
@@ -160,13 +162,29 @@ class TypeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ReceiptWords(forms.ModelForm):
+    """The sale page's labels in the shop's words (read only: the admin reads them from the
+    form's Meta); the model's names are the API's."""
+
+    class Meta:
+        model = Receipt
+        fields = ["short_code", "merchant", "merchant_name", "customer_email"]
+        labels = {
+            "short_code": "Receipt code",
+            "merchant": "Shop",
+            "merchant_name": "Shop name on the receipt",
+            "customer_email": "Customer's email",
+        }
+
+
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
     list_title = "Receipts"
+    form = ReceiptWords
     # What a shop looks for in a sale, in 930 pixels beside the filters at 1280x800; one card
     # a sale on a phone. The shop's name only for users of several shops; when it reached
     # the service, its number and title are on the sale's page.
-    list_display = ["short_code", "amount", "sale_date", "status_words", "mode", "customer", "merchant_name"]
+    list_display = ["receipt_code", "amount", "sale_date", "status_words", "mode", "customer", "merchant_name"]
     list_filter = [
         ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SaleDaysFilter, SetAsideFilter,
     ]  # fmt: skip
@@ -276,6 +294,10 @@ class ReceiptAdmin(MerchantScopedAdmin):
             extra_context["can_void"] = refund_pages.void_blocker(sale) is None
         return super().change_view(request, object_id, form_url, extra_context)
 
+    @admin.display(description="receipt code", ordering="short_code")
+    def receipt_code(self, receipt):
+        return receipt.short_code
+
     @admin.display(description="number")
     def receipt_no(self, receipt):
         return receipt.receipt_number or "—"
@@ -290,9 +312,9 @@ class ReceiptAdmin(MerchantScopedAdmin):
             return [column for column in self.list_display if column != "merchant_name"]
         return self.list_display
 
-    @admin.display(description="receipt id (in the customer's link)")
+    @admin.display(description="receipt link code")
     def token_words(self, receipt):
-        return receipt.token
+        return details(receipt.token, "In the API: token. The customer's link ends with it, or with the code above.")
 
     @admin.display(description="customer's phone")
     def customer_phone_words(self, receipt):
@@ -389,15 +411,15 @@ class ReceiptAdmin(MerchantScopedAdmin):
         when = dashboard_time(void.created_at, receipt.merchant.time_zone)
         return when + (f": {void.reason}" if void.reason else "")
 
-    @admin.display(description="code given to another sale")
+    @admin.display(description="code moved to another sale")
     def set_aside(self, receipt):
         records = list(receipt.set_asides.all())
         if not records:
             return "—"
         return format_html_join(
             "",
-            "<p>On {} this receipt, made without the merchant's API key, lost token {} and code {} to a sale sent "
-            "with the key; it was given the token and code above, which nobody holds.</p>",
+            "<p>On {} this receipt, sent without the shop's API key, gave its link code {} and code {} to a sale "
+            "sent with the key; it was given the link code and code above, which nobody holds.</p>",
             (
                 (dashboard_time(r.created_at, receipt.merchant.time_zone), r.claimed_token, r.claimed_short_code)
                 for r in records

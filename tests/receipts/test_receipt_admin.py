@@ -212,7 +212,8 @@ def test_a_receipt_set_aside_says_so_and_can_be_found(client, owner, api, sale, 
     assert lost.short_code in listed
     assert "GENU01" not in listed
     page = client.get(f"{LIST}{lost.pk}/change/").content.decode()
-    assert "lost token rcpt_genuine01_aaaaaa and code GENU01 to a sale sent with the key" in page
+    assert "gave its link code rcpt_genuine01_aaaaaa and code GENU01 to a sale sent with the key" in page
+    assert "<label>Code moved to another sale:</label>" in page
 
 
 def test_refunds_and_voids_show_in_the_admin(client, owner, api, stored, receipt_factory, live_key):
@@ -305,9 +306,14 @@ def test_a_receipts_page_shows_money_in_the_currency_and_plain_words(client, own
     assert cells == ["Jollof rice", "2", "₦500.00", "₦1,000.00", "0", "Chapman", "1", "₦300.00", "₦300.00", "1"]
     assert "50000" not in items
     assert "30000" not in items
-    for jargon in ("E.164", ">Token", ">Set aside", "set aside:"):
+    for jargon in ("E.164", ">Token", ">Set aside", "set aside:", "Short code", "Receipt id", "given to another"):
         assert jargon not in html, jargon
-    assert "receipt id (in the customer&#x27;s link)" in html.lower()
+    assert "<label>Receipt code:</label>" in html
+    assert "<label>Receipt link code:</label>" in html
+    assert (
+        '<div class="readonly">rcpt_mfx3k2a1_q8z0lp<details class="technical"><summary>Details</summary>'
+        "In the API: token."
+    ) in html
     assert "+2348031234567" in html
 
 
@@ -315,7 +321,7 @@ def test_the_list_shows_a_refund_as_one_and_the_shop_only_to_users_of_several(cl
     client.force_login(owner)
     html = client.get(LIST).content.decode()
     headers = re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', html)
-    assert headers == ["short_code", "amount", "sale_date", "status_words", "mode", "customer"]
+    assert headers == ["receipt_code", "amount", "sale_date", "status_words", "mode", "customer"]
     client.force_login(superuser)
     html = client.get(LIST).content.decode()
     assert re.findall(r'<th scope="col" class="[^"]*column-([a-z_]+)', html)[-1] == "merchant_name"
