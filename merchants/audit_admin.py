@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 
 from merchants.audit import SECRET, VERBS, headline
 from merchants.models import ApiKey, AuditEntry
+from merchants.plain_words import FIELD_WORDS, tax_id_type
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
 
@@ -93,16 +94,23 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         if not changes:
             return "—"
         zone = entry.merchant.time_zone if entry.merchant else "UTC"
-        rows = [(field.replace("_", " "), _shown(_named(field, values), zone)) for field, values in changes.items()]
+        rows = [(_field_words(field), _shown(_named(field, values), zone)) for field, values in changes.items()]
         rows = [(field, shown) for field, shown in rows if shown is not None]
         if not rows:
             return "—"
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
 
+def _field_words(field: str) -> str:
+    """A changed field by the name the dashboard gives it (merchants.plain_words)."""
+    return FIELD_WORDS.get(field, field.replace("_", " "))
+
+
 def _named(field: str, values):
     """A key's successor by its name and prefix rather than its row id (rotations are rare:
     a query for each one shown)."""
+    if field == "tax_id_scheme" and isinstance(values, list):
+        return [tax_id_type(value) if value else value for value in values]
     if field != "rotated_to" or not isinstance(values, list):
         return values
     return [

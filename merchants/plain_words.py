@@ -14,6 +14,17 @@ TAX_ID_TYPES = [
 ]
 NO_TAX_ID = ("", "None")
 
+# Fields of the audited records by the dashboard's names, where theirs are the API's (the
+# audit trail's changes: "test shop: No", not "is test: No").
+FIELD_WORDS = {
+    "string_id": "shop id",
+    "is_test": "test shop",
+    "require_api_key": "require API key",
+    "logo_url": "logo URL",
+    "tax_id_scheme": "tax ID type",
+    "tax_id": "tax ID",
+}
+
 
 def details(text: str, technical: str) -> SafeString:
     """``text``, then a "Details" that opens on the technical words (escaped)."""

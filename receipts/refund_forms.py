@@ -40,6 +40,11 @@ def meant(what: str | None, items_chosen: bool, amount_typed: bool) -> str | Non
 def adjustments_words(sale: Receipt, adjustments: SaleAdjustments) -> str:
     """The sale's discounts, taxes and charges in words (receipts.refunds.sale_adjustments):
     ``a discount of ₦150.00 (10%) and VAT 7.5% on top``."""
+    parts = _adjustments(sale, adjustments)
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _adjustments(sale: Receipt, adjustments: SaleAdjustments) -> list[str]:
     money = sale.currency
     parts = []
     if adjustments.discount:
@@ -52,7 +57,7 @@ def adjustments_words(sale: Receipt, adjustments: SaleAdjustments) -> str:
         parts.append(f"charges of {format_amount(adjustments.other, money)} not listed as items")
     elif adjustments.other < 0:
         parts.append(f"discounts of {format_amount(-adjustments.other, money)} not listed as such")
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return parts
 
 
 def why_it_differs(sale: Receipt, plan: RefundPlan) -> str | None:
@@ -71,8 +76,10 @@ def why_it_differs(sale: Receipt, plan: RefundPlan) -> str | None:
         )
     these = "this item's" if sum(line["quantity"] for line in plan.lines) == 1 else "these items'"
     share = format_amount(plan.amount - plan.items_value, money)
+    adjustments = sale_adjustments(sale)
+    them = "them" if len(_adjustments(sale, adjustments)) > 1 else "it"
     return (
-        f"The sale had {adjustments_words(sale, sale_adjustments(sale))}; {these} share of them is {share}, "
+        f"The sale had {adjustments_words(sale, adjustments)}; {these} share of {them} is {share}, "
         f"so the customer gets back {amount}, not {prices}."
     )
 

@@ -85,11 +85,13 @@ def test_the_trail_says_what_was_done_in_words(client, owner, merchant, fresh):
     client.force_login(owner)
     page = client.get(f"/admin/merchants/merchant/{merchant.pk}/change/")
     form = {k: v for k, v in page.context["adminform"].form.initial.items() if v is not None}
-    form.update(require_api_key="on")
+    form.update(require_api_key="on", tax_id_scheme="NG_TIN", tax_id="12345678-0001")
     assert client.post(f"/admin/merchants/merchant/{merchant.pk}/change/", form).status_code == 302
     trail = client.get(TRAIL)
     html = trail.content.decode()
-    assert "<li>require api key: No → Yes</li>" in html
+    assert "<li>require API key: No → Yes</li>" in html
+    assert "<li>tax ID type: Nigerian Tax ID (TIN)</li>" in html
+    assert "<li>tax ID: 12345678-0001</li>" in html
     (filtered,) = [spec for spec in trail.context["cl"].filter_specs if spec.title == "what was done"]
     offered = [choice["display"] for choice in filtered.choices(trail.context["cl"])]
     assert offered == ["All", "Made", "Changed", "Removed"]

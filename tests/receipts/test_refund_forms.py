@@ -98,7 +98,7 @@ def test_a_charge_not_listed_as_an_item_is_named(receipt_factory):
     assert form.is_valid(), form.errors
 
     assert why_it_differs(sale, plan_refund(sale, form.request)) == (
-        "The sale had charges of ₦150.00 not listed as items; these items' share of them is ₦100.00, "
+        "The sale had charges of ₦150.00 not listed as items; these items' share of it is ₦100.00, "
         "so the customer gets back ₦1,100.00, not ₦1,000.00."
     )
 
