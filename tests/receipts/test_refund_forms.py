@@ -6,14 +6,10 @@ import pytest
 
 from receipts.refund_forms import AMOUNT, CHOOSE_AN_ITEM, ITEMS, RefundForm, meant, why_it_differs
 from receipts.refunds import plan_refund
+from tests.receipts.test_refund_pages import ITEMS as ITEMS_SOLD  # the same three plates
 
 pytestmark = pytest.mark.django_db
 
-ITEMS_SOLD = [
-    {"name": "Jollof rice", "quantity": 2, "unit_price": 50000, "total_price": 100000},
-    {"name": "Chapman", "quantity": 1, "unit_price": 30000, "total_price": 30000},
-    {"name": "Moi moi", "quantity": 1, "unit_price": 20000, "total_price": 20000},
-]
 VAT = {"name": "VAT", "rate": 7.5, "taxable_amount": 135000, "tax_amount": 10125, "inclusive": False}
 
 
