@@ -13,10 +13,10 @@ import secrets
 from base64 import urlsafe_b64decode, urlsafe_b64encode
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 
 SESSION_KEY = "receco_new_api_key"
 PAD_COOKIE = "receco_key_pad"
-COOKIE_PATH = "/admin/merchants/apikey/"
 COOKIE_AGE = 300  # seconds: the redirect is followed at once; a browser closed meanwhile loses the key
 
 
@@ -31,7 +31,7 @@ def hand_over(request: HttpRequest, response: HttpResponse, api_key_pk: int, key
         PAD_COOKIE,
         _text(pad),
         max_age=COOKIE_AGE,
-        path=COOKIE_PATH,
+        path=_keys_path(),
         secure=request.is_secure(),
         httponly=True,
         samesite="Strict",
@@ -58,7 +58,12 @@ def take(request: HttpRequest, api_key_pk: int) -> tuple[str, dict] | None:
 
 def forget(response: HttpResponse) -> None:
     """Have the browser drop the pad: sent with whatever answers the page that shows the key."""
-    response.delete_cookie(PAD_COOKIE, path=COOKIE_PATH, samesite="Strict")
+    response.delete_cookie(PAD_COOKIE, path=_keys_path(), samesite="Strict")
+
+
+def _keys_path() -> str:
+    # The key pages only: no other page of the site is sent the pad.
+    return reverse("admin:merchants_apikey_changelist")
 
 
 def _text(data: bytes) -> str:

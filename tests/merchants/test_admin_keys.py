@@ -152,6 +152,21 @@ class TestCreation:
         assert elsewhere.status_code == 302
         assert admitted_key(key) == ApiKey.objects.get()
 
+    def test_the_pad_is_a_short_lived_cookie_of_the_key_pages_only(self, client, owner, merchant):
+        client.force_login(owner)
+        made = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        pad = made.cookies["receco_key_pad"]
+        assert (pad["path"], pad["max-age"], pad["httponly"], pad["samesite"]) == (
+            "/admin/merchants/apikey/",
+            300,
+            True,
+            "Strict",
+        )
+
+        shown = client.get(made["Location"])
+
+        assert shown.cookies["receco_key_pad"]["max-age"] == 0  # gone with the page that showed it
+
     def test_the_page_that_shows_a_key_is_scoped(self, client, outsider, live_key):
         client.force_login(outsider)
         assert client.get(f"/admin/merchants/apikey/{live_key.api_key.pk}/shown/").status_code == 404
