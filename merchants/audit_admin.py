@@ -68,6 +68,13 @@ class AuditEntryAdmin(MerchantScopedAdmin):
     def get_actions(self, request):
         return {}
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # The entry's page heads it as its list row says it, not as django-auditlog's str
+        # ("Created sale QXD6NT" for a void); the breadcrumbs follow (admin/change_form.html).
+        entry = self.get_object(request, object_id)
+        named = {"subtitle": headline(entry)} if entry is not None else {}
+        return super().change_view(request, object_id, form_url, {**named, **(extra_context or {})})
+
     @admin.display(description="when", ordering="timestamp")
     def when(self, entry):
         zone = entry.merchant.time_zone if entry.merchant else "UTC"

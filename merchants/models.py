@@ -469,12 +469,6 @@ class AuditEntry(AbstractLogEntry):
 
     objects = AuditEntryManager()
 
-    def __str__(self) -> str:
-        # The entry's page heads it as its list row says it (not django-auditlog's "Created …").
-        from merchants.audit import headline
-
-        return headline(self)
-
     class Meta(AbstractLogEntry.Meta):
         verbose_name = "audit trail entry"
         verbose_name_plural = "audit trail entries"
