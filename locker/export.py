@@ -12,8 +12,8 @@ whatever a shop sent. When receipts are left out, the CSV's last line says so
 
 File names are made here from the date, the shop (ASCII letters, digits and dashes) and
 the short code, which is unique, never from what a shop typed alone. The CSV's text cells
-that a spreadsheet would read as a formula (starting with = + - @, a tab or a carriage
-return) are prefixed with an apostrophe (OWASP's advice on CSV injection).
+that a spreadsheet would read as a formula (starting with = + - @, a tab or a line break)
+are prefixed with an apostrophe (receco.lib.csvcells: OWASP's advice on CSV injection).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ledger import trust
 from locker import listing
 from locker.contacts import Contact
 from merchants.zones import local_time
+from receco.lib.csvcells import safe_cell
 from receipts.display import words
 from receipts.models import Receipt
 from receipts.money import format_amount
@@ -55,7 +56,6 @@ HEADER = [
     "refund_of",
     "file",
 ]
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _SHOP_IN_NAME = 40
 
 
@@ -85,14 +85,6 @@ def file_name(receipt: Receipt) -> str:
     day = receipt.transaction_date.date().isoformat()
     shop = slugify(receipt.merchant_name)[:_SHOP_IN_NAME].strip("-") or "shop"
     return f"{FOLDER}/{day}-{shop}-{receipt.short_code}.orf.json"
-
-
-def safe_cell(value: object) -> object:
-    """``value`` as a CSV cell a spreadsheet shows as text: a string that would start a
-    formula gets a leading apostrophe; numbers and other strings are kept."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def csv_row(receipt: Receipt, name: str) -> list:

@@ -1,8 +1,9 @@
 """The merchant dashboard: merchants, API keys, usage and memberships in the Django admin.
 
 Every page is scoped by merchants.scoping: staff see their own merchants' rows only.
-Full API keys appear exactly once, in the response that made them, and are never
-stored, logged or put in a session or message.
+Full API keys appear exactly once, on the page the response that made them leads to
+(merchants.shown_once), and are never stored, logged or put in a message, nor in a
+session unmasked.
 """
 
 from datetime import timedelta
@@ -19,15 +20,21 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from merchants import charts, team
+from merchants import charts, shown_once, team
 from merchants.keys import PREFIX_RE, KeyStateError, revoke_key, rotate_key, save_new_key
+from merchants.merchant_form import MerchantForm
 from merchants.models import ApiKey, Invitation, Merchant, MerchantMembership
+from merchants.plain_words import tax_id_type
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.usage import usage_report
 from merchants.zones import dashboard_time, zone_name
 from messaging.usage import daily_costs
 from receipts import daily
 
+KEY_SHOWN_ONCE = (
+    "A key is shown once, on the page that made it: this one cannot be shown again. "
+    "Lost it? Rotate the key to get a new one."
+)
 GRACE_CHOICES = [
     ("0", "None: the old key stops now"),
     ("3600", "1 hour"),
@@ -43,7 +50,8 @@ class MerchantAdmin(MerchantScopedAdmin):
     merchant_path = "pk"
     owners_may_change = True
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    list_display = ["shop_name", "string_id", "status", "require_api_key", "created", "dashboard_links"]
+    form = MerchantForm  # the fields' plain words (merchants.merchant_form)
+    list_display = ["shop_name", "shop_id", "status", "require_api_key", "created", "dashboard_links"]
     search_fields = ["name", "=string_id"]
     actions = ["suspend", "reactivate"]
     # What an owner may edit; the rest is the operator's.
@@ -102,6 +110,23 @@ class MerchantAdmin(MerchantScopedAdmin):
         if merchant.is_test:  # a test- merchant, made by a till's test sale: marked, never taken for a shop
             return format_html('{} <span class="badge-test">Test</span>', merchant.name)
         return merchant.name
+
+    @admin.display(description="shop id", ordering="string_id")
+    def shop_id(self, merchant):
+        return merchant.string_id
+
+    @admin.display(description="Tax ID type")
+    def tax_id_type(self, merchant):
+        return tax_id_type(merchant.tax_id_scheme)
+
+    def get_fieldsets(self, request, obj=None):
+        if self.has_change_permission(request, obj):
+            return self.fieldsets
+        # Read only: the tax ID's type in words, not its code.
+        return [
+            (name, {**options, "fields": [_read_only(field) for field in options["fields"]]})
+            for name, options in self.fieldsets
+        ]
 
     def get_list_filter(self, request):
         return ["status", "is_test"] if request.user.is_superuser else []
@@ -190,6 +215,12 @@ class MerchantAdmin(MerchantScopedAdmin):
             ][::-1],
         }
         return TemplateResponse(request, "admin/merchants/merchant/usage.html", context)
+
+
+def _read_only(field):
+    if field == ("tax_id_scheme", "tax_id"):
+        return ("tax_id_type", "tax_id")
+    return field
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -285,6 +316,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
 
     def add_view(self, request, form_url="", extra_context=None):
         context = {"title": "Create a key", "show_save_and_add_another": False, "show_save_and_continue": False}
+        context["save_label"] = "Create the key"  # templates/admin/submit_line.html
         return super().add_view(request, form_url, {**context, **(extra_context or {})})
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -344,10 +376,26 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         return self._show_key(request, obj, obj.new_key, "API key created")
 
     def _show_key(self, request, api_key, key, title, replaced=None):
+        """Post, redirect, get: the page that shows the key once (shown_view), so that a
+        reload makes no second key."""
+        response = HttpResponseRedirect(reverse("admin:merchants_apikey_shown", args=[api_key.pk]))
+        shown_once.hand_over(request, response, api_key.pk, key, title=title, replaced=replaced and replaced.pk)
+        return response
+
+    def shown_view(self, request, object_id):
+        api_key = get_object_or_404(self.get_queryset(request).select_related("merchant"), pk=object_id)
+        handed = shown_once.take(request, api_key.pk)
+        if handed is None:  # shown already (a reload), or another browser's
+            self.message_user(request, KEY_SHOWN_ONCE, messages.INFO)
+            response = HttpResponseRedirect(reverse("admin:merchants_apikey_change", args=[api_key.pk]))
+            shown_once.forget(response)
+            return response
+        key, shown = handed
+        replaced = ApiKey.objects.filter(pk=shown["replaced"]).select_related("merchant").first()
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": title,
+            "title": shown["title"],
             "api_key": api_key,
             "key": key,
             "replaced": replaced,
@@ -355,6 +403,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         }
         response = TemplateResponse(request, "admin/merchants/apikey/key_shown.html", context)
         response["Cache-Control"] = "no-store"
+        shown_once.forget(response)
         return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -375,6 +424,7 @@ class ApiKeyAdmin(MerchantScopedAdmin):
         return [
             path("<int:object_id>/rotate/", wrap(self.rotate_view), name="merchants_apikey_rotate"),
             path("<int:object_id>/revoke/", wrap(self.revoke_view), name="merchants_apikey_revoke"),
+            path("<int:object_id>/shown/", wrap(self.shown_view), name="merchants_apikey_shown"),
             *super().get_urls(),
         ]
 
@@ -576,6 +626,7 @@ class InvitationAdmin(MerchantScopedAdmin):
 
     def add_view(self, request, form_url="", extra_context=None):
         context = {"title": "Invite someone to your team", "show_save_and_add_another": False}
+        context["save_label"] = "Send invitation"  # templates/admin/submit_line.html
         return super().add_view(
             request, form_url, {**context, "show_save_and_continue": False, **(extra_context or {})}
         )

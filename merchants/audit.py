@@ -28,6 +28,43 @@ MERCHANT_FIELDS = [
 ]  # fmt: skip
 
 
+VERBS = {
+    AuditEntry.Action.CREATE: "made",
+    AuditEntry.Action.UPDATE: "changed",
+    AuditEntry.Action.DELETE: "removed",
+    AuditEntry.Action.ACCESS: "read",
+}
+# What the trail calls each audited thing, in a shop owner's words.
+KINDS = {
+    "merchant": "Shop",
+    "apikey": "API key",
+    "merchantmembership": "Team member",
+    "invitation": "Invitation",
+    "endpoint": "Webhook endpoint",
+    "receipt": "Refund",
+    "void": "Void",
+}
+
+
+def headline(entry: AuditEntry) -> str:
+    """What an entry says was done, as its list row and its own page head it: ``API key
+    made: Till 2``; a void or refund as what the owner did to the sale (the record the trail
+    keeps is "made", the sale is what they acted on): ``Voided sale QXD6NT``, ``Refunded
+    ₦322.50 of sale CARD01: refund R7K2PQ``."""
+    model, changes = entry.content_type.model, entry.changes_dict or {}
+    if entry.action == AuditEntry.Action.CREATE and model == "void":
+        return f"Voided {entry.object_repr}"
+    if (
+        entry.action == AuditEntry.Action.CREATE
+        and model == "receipt"
+        and {"amount", "refund of sale"} <= changes.keys()
+    ):
+        refund = entry.object_repr.split(" of sale ")[0]
+        return f"Refunded {changes['amount'][-1]} of sale {changes['refund of sale'][-1]}: refund {refund}"
+    kind = KINDS.get(model, entry.content_type.name)
+    return f"{kind} {VERBS.get(entry.action, 'changed')}: {entry.object_repr}"
+
+
 def hide(value) -> str:
     """django-auditlog's mask for secrets: nothing of them, only that they changed."""
     return SECRET

@@ -7,27 +7,11 @@ from django.contrib import admin
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
-from merchants.audit import SECRET
+from merchants.audit import SECRET, VERBS, headline
 from merchants.models import ApiKey, AuditEntry
+from merchants.plain_words import FIELD_WORDS, tax_id_type
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
-
-VERBS = {
-    AuditEntry.Action.CREATE: "made",
-    AuditEntry.Action.UPDATE: "changed",
-    AuditEntry.Action.DELETE: "removed",
-    AuditEntry.Action.ACCESS: "read",
-}
-# What the trail calls each audited thing, in a shop owner's words.
-KINDS = {
-    "merchant": "Shop",
-    "apikey": "API key",
-    "merchantmembership": "Team member",
-    "invitation": "Invitation",
-    "endpoint": "Webhook endpoint",
-    "receipt": "Refund",
-    "void": "Void",
-}
 
 
 class ActionFilter(admin.SimpleListFilter):
@@ -84,6 +68,13 @@ class AuditEntryAdmin(MerchantScopedAdmin):
     def get_actions(self, request):
         return {}
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # The entry's page heads it as its list row says it, not as django-auditlog's str
+        # ("Created sale QXD6NT" for a void); the breadcrumbs follow (admin/change_form.html).
+        entry = self.get_object(request, object_id)
+        named = {"subtitle": headline(entry)} if entry is not None else {}
+        return super().change_view(request, object_id, form_url, {**named, **(extra_context or {})})
+
     @admin.display(description="when", ordering="timestamp")
     def when(self, entry):
         zone = entry.merchant.time_zone if entry.merchant else "UTC"
@@ -102,8 +93,7 @@ class AuditEntryAdmin(MerchantScopedAdmin):
 
     @admin.display(description="what")
     def what(self, entry):
-        kind = KINDS.get(entry.content_type.model, entry.content_type.name)
-        return f"{kind} {VERBS.get(entry.action, 'changed')}: {entry.object_repr}"
+        return headline(entry)
 
     @admin.display(description="changes")
     def change_list(self, entry):
@@ -111,16 +101,23 @@ class AuditEntryAdmin(MerchantScopedAdmin):
         if not changes:
             return "—"
         zone = entry.merchant.time_zone if entry.merchant else "UTC"
-        rows = [(field.replace("_", " "), _shown(_named(field, values), zone)) for field, values in changes.items()]
+        rows = [(_field_words(field), _shown(_named(field, values), zone)) for field, values in changes.items()]
         rows = [(field, shown) for field, shown in rows if shown is not None]
         if not rows:
             return "—"
         return format_html('<ul class="audit-changes">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
 
+def _field_words(field: str) -> str:
+    """A changed field by the name the dashboard gives it (merchants.plain_words)."""
+    return FIELD_WORDS.get(field, field.replace("_", " "))
+
+
 def _named(field: str, values):
     """A key's successor by its name and prefix rather than its row id (rotations are rare:
     a query for each one shown)."""
+    if field == "tax_id_scheme" and isinstance(values, list):
+        return [tax_id_type(value) if value else value for value in values]
     if field != "rotated_to" or not isinstance(values, list):
         return values
     return [

@@ -32,6 +32,7 @@ from receipts.qr import qr_svg
 # have a field of their own.
 _APP_CODE = {"autocomplete": "one-time-code", "inputmode": "numeric", "autocapitalize": "off", "spellcheck": "false"}
 _RECOVERY_CODE = {"autocomplete": "off", "autocapitalize": "off", "spellcheck": "false"}
+WRONG_CODE = "That code is not right. Check the app shows Receco and try the newest code."
 
 
 class CodeForm(forms.Form):
@@ -135,20 +136,25 @@ def code_view(site, request: HttpRequest) -> HttpResponse:
     form = CodeForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         code, field = form.given()
+        refused = None
         try:
             device = twofactor.verify(request.user, code)
         except twofactor.TooManyCodes as wait:
-            form.add_error(field, f"Too many wrong codes: wait {wait.seconds} seconds, then try again.")
+            form.add_error(field, wait.message)
+        except twofactor.CodeUsedAlready as used:
+            refused = used.message
         else:
             if device is not None:
                 django_otp.login(request, device)
                 return HttpResponseRedirect(next_url(request))
-            # A wrong code is a failed sign-in for django-axes: it counts towards the same
-            # lock-out as wrong passwords, for this user name and this address.
+            refused = WRONG_CODE
+        if refused:
+            # A code that does not sign in is a failed sign-in for django-axes: it counts
+            # towards the same lock-out as wrong passwords, for this user name and this address.
             user_login_failed.send(sender=__name__, credentials=credentials, request=request)
             if getattr(request, "axes_locked_out", False):
                 return _locked_out(request, credentials)
-            form.add_error(field, "That code is not right. Check the app shows Receco and try the newest code.")
+            form.add_error(field, refused)
     context = {
         **site.each_context(request),
         "title": "Sign in: step 2",
@@ -192,7 +198,7 @@ def two_step_view(site, request: HttpRequest) -> HttpResponse:
         try:
             codes = twofactor.confirm_authenticator(device, form.cleaned_data["code"])
         except twofactor.TooManyCodes as wait:
-            form.add_error("code", f"Too many wrong codes: wait {wait.seconds} seconds, then try again.")
+            form.add_error("code", wait.message)
         else:
             if codes is not None:
                 enrolment.spend(request.session)
@@ -224,13 +230,13 @@ def _on(request: HttpRequest, context: dict, action: str | None) -> HttpResponse
     if form.is_valid():
         try:
             device = twofactor.verify(user, form.cleaned_data["code"])
-        except twofactor.TooManyCodes as wait:
-            form.add_error("code", f"Too many wrong codes: wait {wait.seconds} seconds, then try again.")
+        except (twofactor.TooManyCodes, twofactor.CodeUsedAlready) as refused:
+            form.add_error("code", refused.message)
         else:
             if device is not None:
                 enrolment.grant(request.session, user)
                 return HttpResponseRedirect(reverse("admin:two_step"))
-            form.add_error("code", "That code is not right. Check the app shows Receco and try the newest code.")
+            form.add_error("code", WRONG_CODE)
     context.update(title="Two-step sign-in", recovery_left=twofactor.recovery_codes_left(user), form=form)
     return TemplateResponse(request, "admin/two_step/on.html", context)
 

@@ -8,7 +8,20 @@ from django.contrib import admin, messages
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
 from merchants.zones import dashboard_time
 from messaging import outbox
-from messaging.models import Delivery
+from messaging.models import CHANNEL_LABELS, Delivery
+
+
+class ChannelFilter(admin.SimpleListFilter):
+    """The deliveries by channel, in words (Text message, not sms)."""
+
+    title = "channel"
+    parameter_name = "channel"
+
+    def lookups(self, request, model_admin):
+        return list(CHANNEL_LABELS.items())
+
+    def queryset(self, request, queryset):
+        return queryset.filter(channel=self.value()) if self.value() else queryset
 
 
 @admin.register(Delivery)
@@ -17,14 +30,22 @@ class DeliveryAdmin(MerchantScopedAdmin):
 
     list_title = "Receipts sent to customers"
 
-    list_display = ["created", "receipt_code", "channel", "masked_destination", "status", "provider_report", "sent"]
-    list_filter = ["status", "report", "channel", "created_at"]
+    list_display = [
+        "created",
+        "receipt_code",
+        "channel_words",
+        "masked_destination",
+        "status",
+        "provider_report",
+        "sent",
+    ]
+    list_filter = ["status", "report", ChannelFilter, "created_at"]
     search_fields = ["=receipt__short_code", "=receipt__token"]
     list_select_related = ["receipt__merchant"]
     show_full_result_count = False
     fields = [
         "receipt",
-        "channel",
+        "channel_words",
         "masked_destination",
         "status",
         "attempts",
@@ -44,6 +65,10 @@ class DeliveryAdmin(MerchantScopedAdmin):
 
     def merchant_id_of(self, delivery) -> int | None:
         return delivery.merchant_id
+
+    @admin.display(description="sent by", ordering="channel")
+    def channel_words(self, delivery):
+        return delivery.channel_label
 
     @admin.display(description="asked for", ordering="created_at")
     def created(self, delivery: Delivery) -> str:

@@ -20,7 +20,8 @@ WHATSAPP = WHATSAPP_CHANNEL
 # The channels whose destination is a customer's address or number (personal data).
 TO_CUSTOMERS = (EMAIL, SMS, WHATSAPP)
 PHONE_CHANNELS = (SMS, WHATSAPP)
-_LABELS = {EMAIL: "Email", SMS: "SMS", WHATSAPP: "WhatsApp"}
+# The channels in words, as the dashboard and the receipt page name them.
+CHANNEL_LABELS = {EMAIL: "Email", SMS: "Text message", WHATSAPP: "WhatsApp"}
 
 
 class DeliveryQuerySet(models.QuerySet):
@@ -145,7 +146,7 @@ class Delivery(models.Model):
 
     @property
     def channel_label(self) -> str:
-        return _LABELS.get(self.channel, self.channel.capitalize())
+        return CHANNEL_LABELS.get(self.channel, self.channel.capitalize())
 
     @property
     def masked_destination(self) -> str:

@@ -4,11 +4,10 @@ pages of a sale, for its owners (receipts.refund_pages), and its "Send again" (r
 for its shop's staff. A sale's page says what became of each message sent to its customer
 (the provider's delivery report) and where its report to NRS stands."""
 
-import csv
-import json
 import re
 from datetime import date
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -23,45 +22,21 @@ from einvoicing import state as einvoicing_state
 from einvoicing.models import EInvoicing
 from ledger.standing import not_in_log
 from merchants.models import Merchant
+from merchants.plain_words import details
 from merchants.scoping import MerchantScopedAdmin, merchant_ids
-from merchants.zones import dashboard_time, local_time
+from merchants.zones import dashboard_time
 from messaging.customers import DeliveryLimited
 from receco.errors import InvalidInput
-from receipts import display, refund_pages, resend
+from receipts import display, refund_pages, resend, sales_csv
 from receipts.contacts import mask_email, mask_phone
 from receipts.documents import title
 from receipts.forms import ContactForm
 from receipts.models import Receipt, Void
 from receipts.money import format_amount
-from receipts.representation import iso_utc
 from receipts.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days, why
 from receipts.views import sheet_context
 
 CUSTOMER_VIEW = "admin/receipts/receipt/customer_view.html"
-
-CSV_COLUMNS = [
-    ("short_code", lambda r: r.short_code),
-    ("token", lambda r: r.token),
-    ("merchant_id", lambda r: r.merchant.string_id),
-    ("merchant_name", lambda r: r.merchant_name),
-    ("total_amount", lambda r: r.total_amount),
-    ("currency", lambda r: r.currency),
-    ("transaction_date", lambda r: iso_utc(r.transaction_date)),
-    # The same moments as the shop reads them, in its time zone (named in time_zone).
-    ("transaction_date_local", lambda r: local_time(r.transaction_date, r.merchant.time_zone, "Y-m-d H:i")),
-    ("time_zone", lambda r: r.merchant.time_zone),
-    ("livemode", lambda r: "live" if r.livemode else "test"),
-    ("status", lambda r: r.status),
-    ("payment_method", lambda r: r.payment_method or ""),
-    ("category", lambda r: r.category or ""),
-    ("location", lambda r: r.location or ""),
-    ("customer_email", lambda r: r.customer_email or ""),
-    ("customer_phone", lambda r: r.customer_phone or ""),
-    ("items", lambda r: json.dumps(r.items, ensure_ascii=False)),
-    ("created_at", lambda r: iso_utc(r.created_at)),
-    ("created_at_local", lambda r: local_time(r.created_at, r.merchant.time_zone, "Y-m-d H:i")),
-    ("receipt_number", lambda r: r.receipt_number or ""),
-]
 
 # A receipt number as printed: its series (prefix, till, year, TEST- first) and number.
 # A receipt number as printed: its series (MP-2026, MP-TILL3-2026, TEST-MP-2026) and six
@@ -77,25 +52,12 @@ def _numbered(typed: str) -> Q | None:
     return Q(number_series=found["series"], number=int(found["number"]))
 
 
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
-# injection"); item names and locations are free text from the POS.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
-
-
-def csv_cell(value):
-    """Return ``value`` safe to open in a spreadsheet: text that could start a formula
-    gets a leading apostrophe, which spreadsheets show as plain text."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
 class SetAsideFilter(admin.SimpleListFilter):
-    title = "code given to another sale"
+    title = "code moved to another sale"
     parameter_name = "set_aside"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Yes: made without the shop's key, its code went to a sale made with the key")]
+        return [("yes", "Yes: sent without the shop's key, it gave its code to a sale sent with the key")]
 
     def queryset(self, request, queryset):
         return queryset.filter(set_asides__isnull=False).distinct() if self.value() == "yes" else queryset
@@ -269,13 +231,29 @@ class _Echo:
         return value
 
 
+class ReceiptWords(forms.ModelForm):
+    """The sale page's labels in the shop's words (read only: the admin reads them from the
+    form's Meta); the model's names are the API's."""
+
+    class Meta:
+        model = Receipt
+        fields = ["short_code", "merchant", "merchant_name", "customer_email"]
+        labels = {
+            "short_code": "Receipt code",
+            "merchant": "Shop",
+            "merchant_name": "Shop name on the receipt",
+            "customer_email": "Customer's email",
+        }
+
+
 @admin.register(Receipt)
 class ReceiptAdmin(MerchantScopedAdmin):
     list_title = "Receipts"
+    form = ReceiptWords
     # What a shop looks for in a sale, in 930 pixels beside the filters at 1280x800; one card
     # a sale on a phone. The shop's name only for users of several shops; when it reached
     # the service, its number and title are on the sale's page.
-    list_display = ["short_code", "amount", "sale_date", "status_words", "mode", "customer", "merchant_name"]
+    list_display = ["receipt_code", "amount", "sale_date", "status_words", "mode", "customer", "merchant_name"]
     list_filter = [
         ModeFilter, TypeFilter, StatusFilter, ("transaction_date", SaleDateFilter), SaleDaysFilter, SetAsideFilter,
         LogFilter, ReportFilter,
@@ -442,6 +420,10 @@ class ReceiptAdmin(MerchantScopedAdmin):
             extra_context["can_void"] = refund_pages.void_blocker(sale) is None
         return super().change_view(request, object_id, form_url, extra_context)
 
+    @admin.display(description="receipt code", ordering="short_code")
+    def receipt_code(self, receipt):
+        return receipt.short_code
+
     @admin.display(description="number")
     def receipt_no(self, receipt):
         return receipt.receipt_number or "—"
@@ -466,9 +448,9 @@ class ReceiptAdmin(MerchantScopedAdmin):
             columns.insert(1, matched)
         return columns
 
-    @admin.display(description="receipt id (in the customer's link)")
+    @admin.display(description="receipt link code")
     def token_words(self, receipt):
-        return receipt.token
+        return details(receipt.token, "In the API: token. The customer's link ends with it, or with the code above.")
 
     @admin.display(description="customer's phone")
     def customer_phone_words(self, receipt):
@@ -602,15 +584,15 @@ class ReceiptAdmin(MerchantScopedAdmin):
             ),
         )
 
-    @admin.display(description="code given to another sale")
+    @admin.display(description="code moved to another sale")
     def set_aside(self, receipt):
         records = list(receipt.set_asides.all())
         if not records:
             return "—"
         return format_html_join(
             "",
-            "<p>On {} this receipt, made without the merchant's API key, lost token {} and code {} to a sale sent "
-            "with the key; it was given the token and code above, which nobody holds.</p>",
+            "<p>On {} this receipt, sent without the shop's API key, gave its link code {} and code {} to a sale "
+            "sent with the key; it was given the link code and code above, which nobody holds.</p>",
             (
                 (dashboard_time(r.created_at, receipt.merchant.time_zone), r.claimed_token, r.claimed_short_code)
                 for r in records
@@ -663,14 +645,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
 
     @admin.action(description="Export the selected receipts as CSV", permissions=["view"])
     def export_csv(self, request, queryset):
-        writer = csv.writer(_Echo())
-
-        def rows():
-            yield writer.writerow([name for name, _ in CSV_COLUMNS])
-            for receipt in queryset.select_related("merchant").order_by("-created_at").iterator(chunk_size=2000):
-                yield writer.writerow([csv_cell(value(receipt)) for _, value in CSV_COLUMNS])
-
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(sales_csv.lines(queryset), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="receipts-{stamp}.csv"'
         return response

@@ -76,6 +76,12 @@ def format_amount(minor_units: int, code: str, *, symbol: bool = True) -> str:
     return f"{sign}{prefix}{number}"
 
 
+def plain_amount(minor_units: int, code: str) -> str:
+    """``plain_amount(134000, "NGN")`` -> ``1340.00``: the amount as a spreadsheet reads a
+    number (no symbol, no thousands separator), with the currency's decimal places."""
+    return f"{Decimal(int(minor_units)).scaleb(-currency_info(code).digits):f}"
+
+
 # An amount as people type it: "19,522.50", "19522.5", "₦19,522.50", "NGN 19522.50". Commas
 # only between groups of three digits, so that "19,5" is not read as 195.
 _TYPED_AMOUNT = re.compile(r"^(?:[^\d\s.,+-]{1,4}\s?)?(\d{1,3}(?:,\d{3})+|\d{1,18})(?:\.(\d{1,18}))?$")

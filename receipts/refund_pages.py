@@ -27,7 +27,7 @@ from receipts.display import refund_breakdown, words
 from receipts.documents import next_refund_share
 from receipts.models import Receipt
 from receipts.money import format_amount
-from receipts.refund_forms import ITEMS, RefundForm, VoidForm
+from receipts.refund_forms import ITEMS, RefundForm, VoidForm, why_it_differs
 from receipts.refunds import REFUND_EXCEEDS, VOIDED, check_voidable, plan_refund, refund, void
 
 ALREADY_VOIDED = "This sale was voided already."
@@ -126,6 +126,7 @@ def _review(model_admin, request: HttpRequest, sale: Receipt, form: RefundForm) 
     context = {
         "form": form,
         "amount": format_amount(plan.amount, money),
+        "why": why_it_differs(sale, plan),
         "lines": [(i["name"], i["quantity"], format_amount(i["total_price"], money)) for i in plan.items if plan.lines],
         "breakdown": refund_breakdown(preview, share),
         "card": " ".join(filter(None, [words(card.get("card_brand")), _last4(card.get("card_last4"))])),

@@ -103,6 +103,25 @@ class RefundPlan:
     amount: int
     items: list[dict]  # the refund receipt's items
     lines: list[dict] = field(default_factory=list)  # {index, quantity} of the sale's items refunded
+    # What the items refunded cost on the sale, before its discounts and charges (None for
+    # a refund of an amount): ``amount`` less this is their share of those.
+    items_value: int | None = None
+    whole_rest: bool = False  # it takes the last of the items, and with them all that is left
+
+
+@dataclass(frozen=True)
+class SaleAdjustments:
+    """What lies between a sale's items and what the customer paid for them: the parts a
+    refund of items gives back its share of (``_paid_share``), and the tip, which it does not
+    (unless the refund takes the last of the items, and with them the whole rest)."""
+
+    discount: int  # the sale's discount
+    added_taxes: list[dict]  # its tax lines added on top of the items' prices
+    other: int  # what else the total holds beyond the items (a service charge; below 0 an unnamed discount)
+    tip: int
+
+    def __bool__(self) -> bool:
+        return bool(self.discount or self.added_taxes or self.other)
 
 
 def refund(sale: Receipt, request: dict, *, keyed: bool, key: ApiKey | None = None) -> Created:
@@ -162,6 +181,17 @@ def quantities_left(sale: Receipt) -> list[int]:
     return [item["quantity"] - refunded.get(str(index), 0) for index, item in enumerate(sale.items)]
 
 
+def sale_adjustments(sale: Receipt) -> SaleAdjustments:
+    """The discounts, taxes and charges that make a refund of ``sale``'s items give back
+    other than the items' prices; false when there are none."""
+    items_sum = sum(item["total_price"] for item in sale.items)
+    discount = sale.detail("discount_amount") or 0
+    tip = sale.detail("tip_amount") or 0
+    added = [line for line in sale.detail("tax_lines") or [] if not line["inclusive"]]
+    other = sale.total_amount - tip - items_sum + discount - sum(line["tax_amount"] for line in added)
+    return SaleAdjustments(discount, added, other, tip)
+
+
 def _plan(sale: Receipt, request: dict) -> RefundPlan:
     left = remaining(sale)
     if request["items"] is None:
@@ -181,16 +211,16 @@ def _plan(sale: Receipt, request: dict) -> RefundPlan:
             raise Conflict(REFUND_EXCEEDS)
         refunded[index] = refunded.get(index, 0) + quantity
         items.append(_line(item["name"], quantity, item["unit_price"], item.get("sku")))
-    if all(refunded.get(index, 0) == item["quantity"] for index, item in enumerate(sale.items)):
-        amount = left  # every item is back: the whole sale is refunded, whatever rounding said before
-    else:
-        # What all the items refunded so far are worth, less what those before this refund
-        # were worth: each refund's share rounds, yet the shares always add up to what was paid.
-        amount = _paid_share(sale, _items_value(sale.items, refunded)) - _paid_share(sale, before)
+    # Every item back: the whole sale is refunded, whatever rounding said before. Otherwise what
+    # all the items refunded so far are worth, less what those before this refund were worth:
+    # each refund's share rounds, yet the shares always add up to what was paid.
+    whole_rest = all(refunded.get(index, 0) == item["quantity"] for index, item in enumerate(sale.items))
+    after = _items_value(sale.items, refunded)
+    amount = left if whole_rest else _paid_share(sale, after) - _paid_share(sale, before)
     if not 0 < amount <= left:
         raise Conflict(REFUND_EXCEEDS)
     lines = [{"index": line["index"], "quantity": line["quantity"]} for line in request["items"]]
-    return RefundPlan(amount, items, lines)
+    return RefundPlan(amount, items, lines, after - before, whole_rest)
 
 
 def _items_value(items: list[dict], refunded: dict[int, int]) -> int:

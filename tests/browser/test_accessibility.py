@@ -131,7 +131,7 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     audit.visit(f"{url}/admin/merchants/apikey/{key.pk}/revoke/", "dashboard-key-revoke")
     audit.visit(f"{url}/admin/merchants/apikey/add/", "dashboard-key-create")
     page.get_by_label("Name").fill("Till 2")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Create the key", exact=True).click()
     audit.check("dashboard-key-shown")
     # The key just made, in the audit trail: who, from where, what.
     audit.visit(f"{url}/admin/merchants/auditentry/", "dashboard-audit-trail")
@@ -146,7 +146,7 @@ def test_dashboard_pages(audit, live_server, owner, merchant, live_key, receipt_
     page.get_by_role("link", name="Invite someone").click()
     audit.check("dashboard-team-invite")
     page.get_by_label("Email").fill("ada@mama-put.example")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Send invitation", exact=True).click()
     audit.check("dashboard-team-invitations")
     from merchants.models import MerchantMembership
 

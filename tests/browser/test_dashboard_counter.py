@@ -87,7 +87,7 @@ def test_an_owner_finds_a_sale_opens_it_and_sends_it_again(
         expect(page.get_by_role("link", name="Print")).to_have_attribute("href", f"/app/receipt/{sale.token}")
         _fits(page, size)
         page.get_by_role("button", name="Send again").click()
-        expect(page.locator(".messagelist")).to_have_text("Sent again to +234*******89 (SMS).")
+        expect(page.locator(".messagelist")).to_have_text("Sent again to +234*******89 (Text message).")
         _fits(page, size)
         page.screenshot(path=artifacts / f"dashboard-sent-again-{name}.png", full_page=True)
         assert Delivery.objects.filter(receipt=sale).count() == 2

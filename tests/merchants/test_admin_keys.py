@@ -107,18 +107,74 @@ class TestList:
 class TestCreation:
     def test_an_owner_makes_a_key_and_sees_it_once(self, client, owner, merchant):
         client.force_login(owner)
-        response = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        made = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        api_key = ApiKey.objects.get()
+        assert made.status_code == 302  # post, redirect, get
+        assert made["Location"] == f"/admin/merchants/apikey/{api_key.pk}/shown/"
+        response = client.get(made["Location"])
         assert response.status_code == 200
         assert b"will not be shown again" in response.content
         assert "no-store" in response["Cache-Control"]
         key = _shown_key(response)
-        api_key = ApiKey.objects.get()
         assert (api_key.merchant, api_key.type, api_key.name) == (merchant, "live", "Till 2")
         assert admitted_key(key) == api_key
         # The key's own page shows its prefix, never the key.
         page = client.get(_change(api_key)).content.decode()
         assert api_key.prefix in page
         assert key not in page
+
+    def test_reloading_the_page_that_shows_the_key_shows_none_and_makes_none(self, client, owner, merchant):
+        client.force_login(owner)
+        made = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        key = _shown_key(client.get(made["Location"]))
+
+        reload = client.get(made["Location"])
+
+        api_key = ApiKey.objects.get()  # one key
+        assert reload.status_code == 302
+        assert reload["Location"] == _change(api_key)
+        page = client.get(reload["Location"]).content.decode()
+        assert "A key is shown once, on the page that made it: this one cannot be shown again." in page
+        assert key not in page
+
+    def test_the_session_never_holds_the_key_and_another_browser_cannot_read_it(self, client, owner, merchant):
+        client.force_login(owner)
+        made = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        kept = str(client.session.load())
+        other = Client()
+        other.force_login(owner)  # the same user, signed in elsewhere: no pad
+
+        elsewhere = other.get(made["Location"])
+        key = _shown_key(client.get(made["Location"]))
+
+        assert key not in kept
+        assert key[20:52] not in kept  # nor its secret
+        assert elsewhere.status_code == 302
+        assert admitted_key(key) == ApiKey.objects.get()
+
+    def test_the_pad_is_a_short_lived_cookie_of_the_key_pages_only(self, client, owner, merchant):
+        client.force_login(owner)
+        made = client.post(ADD, {"merchant": merchant.pk, "type": "live", "name": "Till 2"})
+        pad = made.cookies["receco_key_pad"]
+        assert (pad["path"], pad["max-age"], pad["httponly"], pad["samesite"]) == (
+            "/admin/merchants/apikey/",
+            300,
+            True,
+            "Strict",
+        )
+
+        shown = client.get(made["Location"])
+
+        assert shown.cookies["receco_key_pad"]["max-age"] == 0  # gone with the page that showed it
+
+    def test_the_page_that_shows_a_key_is_scoped(self, client, outsider, live_key):
+        client.force_login(outsider)
+        assert client.get(f"/admin/merchants/apikey/{live_key.api_key.pk}/shown/").status_code == 404
+
+    def test_the_form_says_what_its_button_does(self, client, owner):
+        client.force_login(owner)
+        page = client.get(ADD).content.decode()
+        assert '<input type="submit" value="Create the key" class="default" name="_save">' in page
 
     def test_the_merchant_is_offered_only_among_the_owners_own(self, client, owner, merchant, other_merchant):
         client.force_login(owner)
@@ -148,7 +204,7 @@ class TestCreation:
 
     def test_the_log_names_the_key_by_its_prefix_only(self, client, owner, merchant):
         client.force_login(owner)
-        key = _shown_key(client.post(ADD, {"merchant": merchant.pk, "type": "test", "name": "Laptop"}))
+        key = _shown_key(client.post(ADD, {"merchant": merchant.pk, "type": "test", "name": "Laptop"}, follow=True))
         entry = LogEntry.objects.get()
         assert entry.object_repr == f"Laptop ({key[:20]}…)"
         assert key[20:] not in entry.change_message
@@ -192,8 +248,8 @@ class TestRotation:
     def test_the_new_key_is_shown_once_and_the_old_one_expires_after_the_grace(self, client, owner, live_key):
         client.force_login(owner)
         before = timezone.now()
-        response = client.post(self._url(live_key.api_key), {"grace": "86400"})
-        assert response.status_code == 200
+        response = client.post(self._url(live_key.api_key), {"grace": "86400"}, follow=True)
+        assert response.redirect_chain == [(f"/admin/merchants/apikey/{live_key.api_key.pk + 1}/shown/", 302)]
         new_key = _shown_key(response)
         old = ApiKey.objects.get(pk=live_key.api_key.pk)
         assert admitted_key(new_key) == old.rotated_to

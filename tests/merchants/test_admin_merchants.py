@@ -161,7 +161,7 @@ def test_an_owner_records_the_legal_identity(client, owner, merchant):
         ("time_zone", "Lagos", "Enter a time zone name such as Africa/Lagos or Africa/Accra."),
         ("country", "Nigeria", "Ensure this value has at most 2 characters (it has 7)."),
         ("country", "XX", "Enter a two-letter country code in capitals, such as NG or GH."),
-        ("tax_id_scheme", "ng tin", "Use capitals, digits and &#x27;_&#x27;, e.g. NG_TIN."),
+        ("tax_id_scheme", "ng tin", "Select a valid choice. ng tin is not one of the available choices."),
         ("registration_number", "1234567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),
         ("registration_number", "RC12A4567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),
         ("registration_number", "XY1234567", "Enter a CAC registration number: RC, BN or IT followed by its digits"),

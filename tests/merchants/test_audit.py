@@ -85,11 +85,13 @@ def test_the_trail_says_what_was_done_in_words(client, owner, merchant, fresh):
     client.force_login(owner)
     page = client.get(f"/admin/merchants/merchant/{merchant.pk}/change/")
     form = {k: v for k, v in page.context["adminform"].form.initial.items() if v is not None}
-    form.update(require_api_key="on")
+    form.update(require_api_key="on", tax_id_scheme="NG_TIN", tax_id="12345678-0001")
     assert client.post(f"/admin/merchants/merchant/{merchant.pk}/change/", form).status_code == 302
     trail = client.get(TRAIL)
     html = trail.content.decode()
-    assert "<li>require api key: No → Yes</li>" in html
+    assert "<li>require API key: No → Yes</li>" in html
+    assert "<li>tax ID type: Nigerian Tax ID (TIN)</li>" in html
+    assert "<li>tax ID: 12345678-0001</li>" in html
     (filtered,) = [spec for spec in trail.context["cl"].filter_specs if spec.title == "what was done"]
     offered = [choice["display"] for choice in filtered.choices(trail.context["cl"])]
     assert offered == ["All", "Made", "Changed", "Removed"]
@@ -152,6 +154,30 @@ def test_refunds_and_voids_through_the_api_name_the_key_and_sales_are_not_record
     assert (void.additional_data, void.content_type.model) == ({"actor": actor}, "void")
     assert void.changes_dict["reason"] == ["", "Rung up twice"]
     assert (void.object_repr, void.changes_dict["sale"]) == ("sale VOID01", ["", "VOID01"])
+
+
+def test_a_void_and_a_refund_are_headed_as_what_was_done_to_the_sale(
+    client, owner, merchant, stored, receipt_factory, fresh
+):
+    from receipts.refunds import refund, validate_refund, void
+
+    fresh()
+    made = refund(stored, validate_refund({"token": stored.token, "amount": 30000}), keyed=True).receipt
+    void(receipt_factory(token="rcpt_voided01_aaaaaa", short_code="QXD6NT"), "Rung up twice", keyed=True)
+    refunded, voided = _entries(merchant)
+    client.force_login(owner)
+
+    trail = client.get(TRAIL).content.decode()
+    page = client.get(f"{TRAIL}{voided.pk}/change/").content.decode()
+
+    assert '<td class="field-what">Voided sale QXD6NT</td>' in trail
+    assert (
+        f'<td class="field-what">Refunded ₦300.00 of sale {stored.short_code}: refund {made.short_code}</td>' in trail
+    )
+    assert "<h2>Voided sale QXD6NT</h2>" in page
+    assert "&rsaquo; Voided sale QXD6NT\n</div>" in page  # the breadcrumbs
+    assert "<title>Voided sale QXD6NT | " in page
+    assert "Created" not in page
 
 
 def test_a_key_remembered_for_one_request_is_never_taken_for_another():

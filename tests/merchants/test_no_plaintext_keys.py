@@ -38,10 +38,12 @@ def test_no_key_is_stored_in_plaintext(client, api, owner, merchant, caplog):
     keys.append(out.getvalue().strip())
 
     client.post("/admin/login/", {"username": "olu", "password": "not-used-in-tests"})  # a real sign-in: sessions, axes
-    page = client.post("/admin/merchants/apikey/add/", {"merchant": merchant.pk, "type": "live", "name": "admin"})
+    page = client.post(
+        "/admin/merchants/apikey/add/", {"merchant": merchant.pk, "type": "live", "name": "admin"}, follow=True
+    )
     keys.append(KEY_IN_PAGE.search(page.content.decode())[1])
     newest = ApiKey.objects.get(name="admin", rotated_to__isnull=True)
-    page = client.post(f"/admin/merchants/apikey/{newest.pk}/rotate/", {"grace": "3600"})
+    page = client.post(f"/admin/merchants/apikey/{newest.pk}/rotate/", {"grace": "3600"}, follow=True)
     keys.append(KEY_IN_PAGE.search(page.content.decode())[1])
     client.get("/admin/merchants/apikey/")  # messages and session writes
 

@@ -69,6 +69,13 @@ def test_an_owner_invites_by_email_and_the_link_makes_a_member_once(client, owne
     assert not User.objects.filter(username="ada2").exists()
 
 
+def test_the_invitation_form_says_what_its_button_does(client, owner, merchant):
+    client.force_login(owner)
+    page = client.get(INVITE).content.decode()
+    assert '<input type="submit" value="Send invitation" class="default" name="_save">' in page
+    assert 'value="Save"' not in page
+
+
 def test_a_link_older_than_72_hours_makes_nothing(client, owner, merchant):
     client.force_login(owner)
     _invite(client, merchant)

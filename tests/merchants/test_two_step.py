@@ -127,7 +127,17 @@ def test_a_code_works_once(client, owner, settings):
     assert _code(client, code).status_code == 302
     client.logout()
     _password(client, owner)
-    assert "That code is not right" in _code(client, code).content.decode()
+    again = _code(client, code)
+    assert again.status_code == 200
+    assert _errors(again) == [
+        "That code was used already: each code works once. Wait for the app's next code "
+        "(a new one every 30 seconds), then type it."
+    ]
+    assert client.get("/admin/").status_code == 302
+
+
+def _errors(response) -> list[str]:
+    return response.context["form"].errors["code"]
 
 
 def test_a_recovery_code_signs_in_once(client, owner, settings):
@@ -150,14 +160,55 @@ def test_an_open_redirect_is_refused_after_the_code(client, owner, settings):
     assert response["Location"] == "/admin/"
 
 
+def test_the_right_code_straight_after_a_wrong_one_signs_in(client, owner):
+    device = _authenticator(owner)
+    _password(client, owner)
+    wrong = "000000" if _now(device) != "000000" else "111111"
+    assert _errors(_code(client, wrong)) == [
+        "That code is not right. Check the app shows Receco and try the newest code."
+    ]
+
+    right = _code(client, _now(device))  # within django-otp's pause of a second after the wrong one
+
+    assert right.status_code == 302
+    assert right["Location"] == "/admin/merchants/merchant/"
+
+
 def test_wrong_codes_in_a_row_must_wait(client, owner):
     device = _authenticator(owner)
     _password(client, owner)
     wrong = "000000" if _now(device) != "000000" else "111111"
     _code(client, wrong)
+    assert _errors(_code(client, wrong)) == [
+        "That code is not right. Check the app shows Receco and try the newest code."
+    ]
+
     response = _code(client, _now(device))
-    assert "Too many wrong codes: wait 1 seconds, then try again." in response.content.decode()
+
+    assert _errors(response) == ["2 wrong codes in a row: wait 2 seconds, then try again."]
     assert client.get("/admin/").status_code == 302
+    device.refresh_from_db()
+    assert device.throttling_failure_count == 2  # the code refused unchecked does not count
+
+
+def test_the_wait_is_said_in_whole_seconds_with_its_own_plural():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    soon = twofactor.TooManyCodes(timezone.now() + timedelta(milliseconds=500), 2)
+    later = twofactor.TooManyCodes(timezone.now() + timedelta(seconds=7, milliseconds=500), 4)
+
+    assert soon.message == "2 wrong codes in a row: wait 1 second, then try again."
+    assert later.message == "4 wrong codes in a row: wait 8 seconds, then try again."
+
+
+def test_the_second_step_buttons_look_like_every_other_button(client, owner):
+    _authenticator(owner)
+    _password(client, owner)
+    page = client.get("/admin/sign-in/code/").content.decode()
+    assert '<button type="submit" class="button sign-in-button">Sign in</button>' in page
+    assert '<button type="submit" class="button sign-in-button">Use the recovery code</button>' in page
 
 
 def test_wrong_codes_lock_the_user_out_as_wrong_passwords_do(client, owner, settings):
@@ -235,7 +286,7 @@ def test_the_requirement_is_on_by_default_outside_debug():
 def test_the_sign_in_page_says_sign_in_everywhere(client, db):
     html = client.get("/admin/login/").content.decode()
     assert "<h1>Sign in</h1>" in html
-    assert '<button type="submit" class="sign-in-button">Sign in</button>' in html
+    assert '<button type="submit" class="button sign-in-button">Sign in</button>' in html
     assert "Log in" not in html
     assert "log in" not in html
     assert '<a href="/admin/password-reset/">Forgotten your password?</a>' in html

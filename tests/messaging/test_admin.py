@@ -102,3 +102,19 @@ def test_the_bulk_action_select_is_shown_only_to_those_who_may_act(client, owner
         '<option value="retry_now">Try the selected failed deliveries again now</option>'
         in client.get(URL).content.decode()
     )
+
+
+def test_the_channel_is_said_in_words(admin_client, failed, receipt):
+    Delivery.objects.create(
+        merchant=receipt.merchant, receipt=receipt, channel="sms", destination="+2348031234567", status="sent"
+    )
+
+    listed = admin_client.get(URL).content.decode()
+    texts = admin_client.get(URL, {"channel": "sms"}).content.decode()
+
+    assert '<td class="field-channel_words">Text message</td>' in listed
+    assert '<td class="field-channel_words">Email</td>' in listed
+    assert '<a href="?channel=sms">Text message</a>' in listed  # the filter
+    assert ">sms<" not in listed
+    assert "+234*******67" in texts
+    assert "c*******@example.com" not in texts

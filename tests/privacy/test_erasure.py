@@ -63,7 +63,7 @@ def test_each_delivery_keeps_its_record_without_its_destination(customer_receipt
     delivery = Delivery.objects.get(receipt=ours, channel="sms")
     assert (delivery.destination, delivery.status) == ("", "sent")
     assert delivery.masked_destination == "(erased)"
-    assert str(delivery) == "SMS to (erased)"
+    assert str(delivery) == "Text message to (erased)"
 
 
 def test_an_email_address_is_erased_whatever_its_case(customer_receipts):

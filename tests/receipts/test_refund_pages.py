@@ -135,6 +135,50 @@ def test_a_refund_of_an_amount_gives_its_tax_back_inside_it(client, owner, card_
     assert Receipt.objects.get(refund_of=card_sale).total_amount == 161250
 
 
+def test_an_amount_typed_with_chosen_items_ticked_goes_straight_to_the_review(client, owner, card_sale):
+    client.force_login(owner)
+    page = client.get(_url(card_sale, "refund"))
+    form = {"what": "items", "amount": "100", "reason": "Overcharged", "refund_token": _token(page)}
+
+    review = client.post(_url(card_sale, "refund"), {**form, "review": "1"})
+
+    assert review.status_code == 200
+    page = review.content.decode()
+    assert "The customer gets back ₦100.00" in page
+    assert '<input type="hidden" name="what" value="amount">' in page  # confirmed as read
+    assert client.post(_url(card_sale, "refund"), {**form, "confirm": "1"}).status_code == 302
+    assert Receipt.objects.get(refund_of=card_sale).total_amount == 10000
+
+
+def test_the_refund_form_ticks_an_amount_as_it_is_typed(client, owner, card_sale):
+    client.force_login(owner)
+    page = client.get(_url(card_sale, "refund")).content.decode()
+    assert '<script src="/static/dashboard/refund.js" defer></script>' in page
+    assert '<form method="post" novalidate class="refund-form">' in page
+
+
+def test_the_review_says_why_one_plate_gives_back_less_than_its_price(client, owner, receipt_factory):
+    sale = receipt_factory(
+        items=ITEMS, subtotal_amount=150000, discount_amount=15000, tax_lines=[{**VAT, "tax_amount": 10125}],
+        total_amount=145125,
+    )  # fmt: skip
+    client.force_login(owner)
+    form = client.get(_url(sale, "refund"))
+    assert (
+        '<p class="help refund-note">The sale had a discount of ₦150.00 (10%) and VAT 7.5% on top: items give '
+        "back their share of what the customer paid, shown before you confirm.</p>"
+    ) in form.content.decode()
+    posted = {"what": "items", "item_0": "1", "reason": "Cold food", "refund_token": _token(form), "review": "1"}
+
+    review = client.post(_url(sale, "refund"), posted).content.decode()
+
+    assert "The customer gets back ₦483.75" in review
+    assert (
+        '<p class="refund-why">The sale had a discount of ₦150.00 (10%) and VAT 7.5% on top; this item&#x27;s '
+        "share of them is -₦16.25, so the customer gets back ₦483.75, not ₦500.00.</p>"
+    ) in review
+
+
 @pytest.mark.parametrize("typed", ["19522.5", "19,522.50", "₦19,522.50"])
 def test_an_amount_is_typed_as_the_customer_says_it(client, owner, receipt_factory, typed):
     sale = receipt_factory(total_amount=2000000, items=[

@@ -30,7 +30,7 @@ def sent_an_hour_ago(receipt_factory):
 def test_it_sends_the_receipt_again_to_its_contact(sent_an_hour_ago, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         planned = resend(sent_an_hour_ago)
-    assert outcome_words(planned) == "Sent again to +234*******89 (SMS)."
+    assert outcome_words(planned) == "Sent again to +234*******89 (Text message)."
     assert [message.to for message in sms.outbox] == [PHONE]
     assert sent_an_hour_ago.deliveries.count() == 2
     entry = AuditEntry.objects.get(object_repr=f"sale {sent_an_hour_ago.short_code}")
@@ -50,7 +50,7 @@ def test_a_second_tap_moments_later_is_not_sent_twice(receipt_factory, django_ca
     sale = receipt_factory(customer_phone=PHONE)  # sent just now, with the sale
     with django_capture_on_commit_callbacks(execute=True):
         planned = resend(sale)
-    assert outcome_words(planned) == "Already sent to +234*******89 (SMS) in the last few minutes: not sent twice."
+    assert outcome_words(planned) == "Already sent to +234*******89 (Text message) in the last few minutes: not sent twice."
     assert sale.deliveries.count() == 1
 
 
