@@ -16,9 +16,9 @@ from django.views.decorators.http import require_POST, require_safe
 from ledger import trust
 from ledger.standing import standing
 from merchants.admission.admit import Admission
+from messaging.channels import offers_whatsapp
 from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
-from messaging.channels import offers_whatsapp
 from messaging.models import EMAIL, SMS, WHATSAPP
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import formlimits
