@@ -76,6 +76,16 @@ def test_a_refund_is_shown_on_its_sale(page, two_shops):
     assert f'<a href="{created.receipt.get_absolute_url()}">Refund of ₦300.00</a>' in html
 
 
+def test_the_list_and_the_erase_page_count_the_same_receipts_refunds_included(client, page, two_shops):
+    sale = two_shops["mama"]
+    refund(sale, validate_refund({"token": sale.token, "amount": 30000}), keyed=True)
+    response, html = page()
+    assert len(_listed(response)) == 2  # the refund is shown on its sale
+    assert '<h2 id="found-title">3 receipts</h2>' in html
+    erase = client.get("/app/my/erase").content.decode()
+    assert "from all 3 receipts shops sent to it" in erase
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
