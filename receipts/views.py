@@ -25,7 +25,7 @@ from receco.lib import formlimits
 from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
-from receipts import annexes, qr, sent_here, writer
+from receipts import annexes, gifts, qr, sent_here, writer
 from receipts.codes import SHORT_CODE_PATTERN
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
@@ -184,6 +184,40 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     response = redirect(f"{receipt.get_absolute_url()}#sent")
     wanted = [(EMAIL, email), (WHATSAPP if on_whatsapp else SMS, phone)]
     sent_here.remember(request, response, receipt, [(channel, to) for channel, to in wanted if to])
+    return response
+
+
+@csp
+@require_POST
+@_with_receipt
+def make_gift(request: HttpRequest, receipt: Receipt) -> HttpResponse:
+    """Make the sale's gift receipt (or find the one made before) and open it: from the
+    receipt's page, and from the sale's page in the dashboard. Counted against
+    RECECO_CONTACT_FORM_RATE as the send form is."""
+    if _client_limited(request, "receipts.gift", settings.RECECO_CONTACT_FORM_RATE):
+        metrics.rate_limit_refused("gift_receipt")
+        response = _render_receipt(request, receipt, _contact_form(receipt), status=429, gift_error=_form_limit_words())
+        return _retry_after(response, parse_rate(settings.RECECO_CONTACT_FORM_RATE).window)
+    try:
+        gift = gifts.gift_receipt(receipt)
+    except InvalidInput as refused:
+        return _render_receipt(request, receipt, _contact_form(receipt), status=400, gift_error=refused.message)
+    return redirect(gift)
+
+
+@csp
+@require_safe
+def gift_page(request: HttpRequest, token: str) -> HttpResponse:
+    """A sale's gift receipt: its items and the shop's return policy, no prices; printable."""
+    gift = gifts.find(token)
+    if gift is None:
+        return render(request, "receipts/not_found.html", {"reference": _as_typed(token), "gift": True}, status=404)
+    context = gifts.context(gift)
+    if context["logo_url"]:
+        request.csp_img_origins.append(origin(context["logo_url"]))
+    response = render(request, "receipts/gift.html", context)
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex, nofollow"
     return response
 
 
