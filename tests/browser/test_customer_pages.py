@@ -370,3 +370,28 @@ def test_no_number_time_or_card_is_split_across_lines(
         )
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_gift_receipt_from_the_receipt_page(browser, live_server, settings, merchant, receipt, artifacts, size):
+    settings.RECECO_WEB_URL = live_server.url
+    merchant.return_policy = "Unopened drinks within 7 days."
+    merchant.save()
+    phone = size["width"] < 600
+    context = browser.new_context(viewport=size, device_scale_factor=2 if phone else 1, is_mobile=phone)
+    page = context.new_page()
+    try:
+        page.goto(receipt.public_url)
+        page.get_by_role("button", name="Gift receipt").click()
+        page.wait_for_url(re.compile(rf"{live_server.url}/app/gift/[A-Za-z0-9_-]{{24}}$"))
+        expect(page.get_by_role("heading", level=1)).to_have_text("Gift receipt: Mama Put Kitchen")
+        expect(page.get_by_role("table", name="Items")).to_contain_text("Jollof rice (plate)")
+        expect(page.get_by_text("Returns: Unopened drinks within 7 days.")).to_be_visible()
+        expect(page.get_by_role("button", name="Print / save as PDF")).to_be_visible()
+        shown = page.locator("body").inner_text()
+        for hidden in ("₦", "1,612.50", receipt.short_code):
+            assert hidden not in shown, hidden
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=artifacts / f"gift-receipt-{size['width']}x{size['height']}.png", full_page=True)
+    finally:
+        context.close()

@@ -29,7 +29,7 @@ def test_both_shops_receipts_newest_first_and_nobody_elses(page, two_shops):
     assert _listed(response) == [two_shops["corner"].get_absolute_url(), two_shops["mama"].get_absolute_url()]
     assert "Corner Shop" in html
     assert "₦450.50" in html
-    assert "22 Nov 2026, 10:30 WAT" in html
+    assert '22 Nov 2026, <span class="keep">10:30 WAT</span>' in html
     assert "Mama Put Kitchen" in html
     assert "₦1,300.00" in html
     for other in ("not_theirs", "not_theirs_either"):
