@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ledger import trust
 from ledger.standing import standing
 from merchants.admission.admit import Admission
+from messaging import customers
 from messaging.channels import offers_whatsapp
 from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
@@ -170,8 +171,10 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
         for refused in limited.refused:
             form.add_error(None if refused.whole_receipt else refused.field, _limited_words(refused))
         return _retry_after(_render_receipt(request, receipt, form, status=429), limited.retry_after)
-    except InvalidInput:
-        # The shop stopped offering WhatsApp since the form was shown (messaging.customers).
+    except InvalidInput as refused:
+        if refused.message != customers.WHATSAPP_NOT_OFFERED:
+            raise
+        # The shop stopped offering WhatsApp since the form was shown.
         form.add_error("phone_channel", WHATSAPP_NOT_OFFERED)
         return _render_receipt(request, receipt, form, status=400)
     on_whatsapp = phone_channel == WHATSAPP
