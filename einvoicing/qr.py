@@ -32,6 +32,8 @@ _PADDING_BYTES = 11
 # The longest IRN the service makes: a receipt number of a 10-character prefix, a 32-character
 # till code, the year and 10 digits (receipts.numbering), the service id and the date.
 _LONGEST_IRN = "X" * 56 + "-XXXXXXXX-20261122"
+# The NRS QR code's accessible name, wherever it is shown.
+QR_TITLE = "NRS e-invoice QR code"
 NOT_A_KEYS_FILE = (
     "Not an NRS crypto_keys.txt: it must hold a public key (-----BEGIN PUBLIC KEY-----) and the certificate"
 )
@@ -113,4 +115,4 @@ def png(payload_text: str) -> bytes:
 
 def svg(payload_text: str) -> str:
     """The QR code of ``payload_text`` as an SVG named for screen readers (receipts.qr)."""
-    return qr.qr_svg(payload_text, title="NRS e-invoice QR code")
+    return qr.qr_svg(payload_text, title=QR_TITLE)

@@ -18,9 +18,12 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from einvoicing import qr
 from einvoicing.models import Report
 from merchants.models import Merchant
+from receipts.annexes import Annex
 from receipts.models import Receipt
 from receipts.representation import iso_utc
 
+# The ORF document's extension that carries a stamped receipt's IRN and QR code payload.
+ORF_EXTENSION = "nrs"
 REPORTED, WAITING, REFUSED = Report.State.REPORTED, Report.State.WAITING, Report.State.REFUSED
 
 
@@ -130,3 +133,24 @@ def report_data(report: Report) -> dict:
         "message": report.message,
         "reported_at": iso_utc(report.reported_at) if report.reported_at else None,
     }
+
+
+def annex(receipt: Receipt) -> Annex | None:
+    """A stamped receipt's e-invoice as the pages, the email and the ORF document show it
+    beside the receipt (receipts.annexes): its IRN and the NRS QR code; None before NRS
+    accepted it. The ORF document carries it as ``extensions.nrs``, outside what Receco
+    signed. A test receipt, never reported, costs no query."""
+    if receipt.is_test:
+        return None
+    stamp = stamp_of(receipt)
+    if stamp is None:
+        return None
+    return Annex(
+        name=ORF_EXTENSION,
+        label="NRS e-invoice (IRN)",
+        reference=stamp.irn,
+        caption="Reported to NRS, Nigeria's revenue service. NRS's own app reads this code.",
+        qr_payload=stamp.qr_payload,
+        qr_title=qr.QR_TITLE,
+        extension={"irn": stamp.irn, "qr_code": stamp.qr_payload},
+    )

@@ -33,6 +33,13 @@ def receipts_of(contact: Contact) -> QuerySet[Receipt]:
     )
 
 
+def count(contact: Contact) -> int:
+    """How many receipts were sent to ``contact``, refunds included: what the list says
+    when not searched (a refund shown on its sale counts too) and what the erase page
+    says erasing removes the contact from."""
+    return receipts_of(contact).count()
+
+
 def has_receipts(contact: Contact) -> bool:
     """Whether any live receipt was sent to ``contact``."""
     return receipts_of(contact).exists()

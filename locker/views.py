@@ -71,6 +71,8 @@ def _list(request: HttpRequest, contact: Contact, refused: RateLimited | None = 
         "form": form,
         "searched": not wanted.is_empty,
         "page": page,
+        # Not the list's lines: a refund listed on its sale is a receipt too (listing.count).
+        "count": page.paginator.count if not wanted.is_empty else listing.count(contact),
         "entries": listing.entries(list(page.object_list)),
         "query": query.urlencode(),
         "refused": refused.message if refused else None,
@@ -202,7 +204,7 @@ def erase(request: HttpRequest, contact: Contact) -> HttpResponse:
     """Erase the contact from every receipt and record the service keeps (privacy.erasure),
     after a page that says what that means; every session of it ends."""
     if request.method != "POST":
-        count = listing.receipts_of(contact).count()
+        count = listing.count(contact)
         return _page(request, "locker/erase.html", {"contact": contact, "count": count})
     # The locker's own sign-ins, sessions and counters go with it (locker.erasure, registered).
     erasure.erase_contact(contact.value, via="locker")

@@ -1,7 +1,9 @@
 """The receipt page's "send me this receipt" form.
 
 Validation is receipts.contacts.clean_contact, the same code updateReceiptContact
-runs; this form only turns its messages into words for a customer.
+runs; this form only turns its messages into words for a customer. Where the shop offers
+WhatsApp (messaging.channels.offers_whatsapp) the number may be sent to on WhatsApp
+instead of by text message, the default.
 """
 
 import phonenumbers
@@ -9,7 +11,10 @@ from django import forms
 from django.conf import settings
 
 from receco.errors import InvalidInput
-from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, clean_contact
+from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, SMS_CHANNEL, WHATSAPP_CHANNEL, clean_contact
+
+PHONE_CHANNEL_CHOICES = [(SMS_CHANNEL, "Text message (SMS)"), (WHATSAPP_CHANNEL, "WhatsApp")]
+WHATSAPP_NOT_OFFERED = "This shop does not send receipts on WhatsApp: choose text message."
 
 
 def phone_example() -> str:
@@ -23,6 +28,20 @@ def phone_example() -> str:
 class ContactForm(forms.Form):
     email = forms.CharField(required=False, max_length=MAX_EMAIL_LENGTH, strip=True)
     phone = forms.CharField(required=False, max_length=MAX_PHONE_LENGTH, strip=True)
+    phone_channel = forms.ChoiceField(
+        required=False, choices=PHONE_CHANNEL_CHOICES, error_messages={"invalid_choice": WHATSAPP_NOT_OFFERED}
+    )
+
+    def __init__(self, *args, whatsapp: bool = False, **kwargs):
+        """``whatsapp``: whether the receipt's shop offers WhatsApp; without it the number
+        is always sent to by text message."""
+        super().__init__(*args, **kwargs)
+        self.offers_whatsapp = whatsapp
+        if not whatsapp:
+            self.fields["phone_channel"].choices = PHONE_CHANNEL_CHOICES[:1]
+
+    def clean_phone_channel(self) -> str:
+        return self.cleaned_data.get("phone_channel") or SMS_CHANNEL
 
     def clean(self):
         data = super().clean()

@@ -1,6 +1,7 @@
 """What a delivery says: a receipt as an email and as a text message."""
 
 from collections.abc import Callable
+from email.mime.image import MIMEImage
 from email.utils import formataddr, parseaddr
 
 from django.conf import settings
@@ -8,7 +9,7 @@ from django.core import checks
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
-from receipts import detach_links, gsm
+from receipts import annexes, detach_links, gsm
 from receipts.contacts import EMAIL_FIELD, PHONE_FIELD
 from receipts.display import receipt_context
 from receipts.models import Receipt
@@ -25,7 +26,13 @@ def compose_email(receipt: Receipt, to: str) -> EmailMultiAlternatives:
     the link and the "Not your receipt?" link that detaches ``to`` from it; from the shop's
     name (at DEFAULT_FROM_EMAIL's address), replies to its support address when it has one."""
     not_mine = detach_links.url(receipt, EMAIL_FIELD, to)
-    context = {**receipt_context(receipt), "url": receipt.message_url, "not_mine_url": not_mine}
+    shown = annexes.of(receipt)
+    context = {
+        **receipt_context(receipt),
+        "url": receipt.message_url,
+        "not_mine_url": not_mine,
+        "annexes": [(annex, _content_id(annex)) for annex in shown],
+    }
     subject = " ".join(render_to_string("receipts/email/subject.txt", context).split())
     text = render_to_string("receipts/email/receipt.txt", context)
     html = render_to_string("receipts/email/receipt.html", context)
@@ -39,7 +46,20 @@ def compose_email(receipt: Receipt, to: str) -> EmailMultiAlternatives:
         headers={"Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All"},
     )
     message.attach_alternative(html, "text/html")
+    if shown:
+        # Each annex's QR code as an image of the HTML part (cid:), which mail clients show
+        # where they block data: URLs and inline SVG.
+        message.mixed_subtype = "related"
+        for annex in shown:
+            image = MIMEImage(annex.png(), "png")
+            image.add_header("Content-ID", f"<{_content_id(annex)}>")
+            image.add_header("Content-Disposition", "inline", filename=f"{annex.name}-qr.png")
+            message.attach(image)
     return message
+
+
+def _content_id(annex: annexes.Annex) -> str:
+    return f"{annex.name}-qr@receco"
 
 
 def compose_sms(receipt: Receipt, to: str) -> str:

@@ -193,6 +193,29 @@ class Void(models.Model):
         return f"void of {self.receipt_id}"
 
 
+# A gift receipt's code: "G" and six of the service's short code letters (receipts.gifts),
+# seven characters, so that it is never a receipt's short code (six) nor a token (eight or more).
+GIFT_CODE_LENGTH = 7
+
+
+class GiftReceipt(models.Model):
+    """A sale's gift receipt (receipts.gifts): its items and the shop's return policy, no
+    prices, at a link of its own (``token``) and with a code of its own that the shop finds
+    the sale by (``code``). One per sale; it names nothing of the sale's amounts, payment
+    or customer, and goes with the sale."""
+
+    receipt = models.OneToOneField(Receipt, on_delete=models.CASCADE, related_name="gift")
+    token = models.CharField(max_length=TOKEN_MAX_LENGTH, unique=True)
+    code = models.CharField(max_length=GIFT_CODE_LENGTH, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"gift receipt {self.code}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("receipts:gift", kwargs={"token": self.token})
+
+
 class SetAside(models.Model):
     """A receipt lost the token or short code it had claimed to a sale it gives way to
     (receipts.creation: a test receipt to a live sale, one made without its merchant's key

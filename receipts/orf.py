@@ -12,13 +12,16 @@ sale's card, which the money goes back to (receipts.documents; signed from conte
 named by its legal identity, the receipt's status, title, link and refunds. What ORF has
 no field for (the short code, the title, subtotal, discount, tip, the receipt's number,
 the last digits of the card, the refunds and the items they gave back) is kept under
-``extensions.receco``.
+``extensions.receco``. What is shown beside the receipt once issued (its e-invoice's IRN
+and NRS QR code: receipts.annexes) has an extension of its own, ``extensions.nrs``, outside
+the signed content and unchecked by the verifiers.
 """
 
 from receco_verify.money import major
 from receco_verify.orf import written
 
 from merchants.models import Merchant
+from receipts import annexes
 from receipts.documents import refunded_items, title
 from receipts.models import Receipt
 from receipts.signing import receipt_content
@@ -56,6 +59,8 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
             "title": title(receipt),
             "livemode": signed["livemode"],
             "receipt_url": receipt.public_url,
+            # The shop's time zone, in which its pages show the receipt's times (verify.js too).
+            "time_zone": merchant.time_zone,
             "subtotal": signed["subtotal"],
             "discount": signed["discount"],
             "tip": signed["tip"],
@@ -69,6 +74,8 @@ def document(receipt: Receipt, merchant: Merchant) -> dict:
             "refunded_items": signed["refunded_items"] if receipt.refund_of_id else refunded_items(receipt),
         }
     }
+    for annex in annexes.of(receipt):
+        doc["extensions"][annex.name] = annex.extension
     return doc
 
 

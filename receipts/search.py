@@ -1,10 +1,10 @@
 """Finding a sale as a shop finds it, from what the owner types into the dashboard's search
-box: its short code or token, its amount as the customer says it ("19,522.50", "19522.5",
-"₦19,522.50"), the card's last four digits, the customer's email address or phone number
-(written any way: it is normalised as a sale's contact is), or a day or a range of days as
-the shop writes them (``26/11/2026``, ``26 Nov``, ``yesterday``, ``20/11 - 22/11``), or a
-whole month (``Nov 2026``, ``last month``): in the order of day and month of its country,
-in its time zone.
+box: its short code or token, the code of its gift receipt (receipts.gifts), its amount as
+the customer says it ("19,522.50", "19522.5", "₦19,522.50"), the card's last four digits,
+the customer's email address or phone number (written any way: it is normalised as a
+sale's contact is), or a day or a range of days as the shop writes them (``26/11/2026``,
+``26 Nov``, ``yesterday``, ``20/11 - 22/11``), or a whole month (``Nov 2026``, ``last
+month``): in the order of day and month of its country, in its time zone.
 
 Every reading is an exact look-up that an index answers, so that a search never reads a
 whole table, the operator's list of every merchant's receipts included (the indexes are
@@ -27,6 +27,7 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import BooleanField, F, Func, Q, Value
 from django.db.models.lookups import Exact
 
+from receipts import gifts
 from receipts.codes import SHORT_CODE_LENGTH, SHORT_CODE_RE, TOKEN_RE
 from receipts.contacts import mask_email, mask_phone, normalize_email, normalize_phone
 from receipts.models import CARD_LAST4, EMAIL_LOWER, Receipt
@@ -80,7 +81,7 @@ def read_term(text: str, items: bool = False) -> Term | None:
     """The receipts ``text`` names, by every reading it has, a word of an item's name among
     them with ``items``; None when it has none."""
     text = text.strip()
-    reference = _code(text) or _token(text)
+    reference = _code(text) or _gift(text) or _token(text)
     readings = (reference, _amount(text), _last4(text), _email(text), _phone(text), items and _item(text) or None)
     arms = [arm for arm in readings if arm is not None]
     if not arms:
@@ -285,6 +286,11 @@ def _code(text: str) -> Q | None:
     if len(text) == SHORT_CODE_LENGTH and text.isascii() and SHORT_CODE_RE.match(text.upper()):
         return Q(short_code=text.upper())
     return None
+
+
+def _gift(text: str) -> Q | None:
+    """The sale whose gift receipt has the code ``text`` (GiftReceipt.code's unique index)."""
+    return Q(gift__code=text.upper()) if text.isascii() and gifts.is_code(text) else None
 
 
 def _token(text: str) -> Q | None:

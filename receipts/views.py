@@ -16,20 +16,22 @@ from django.views.decorators.http import require_POST, require_safe
 from ledger import trust
 from ledger.standing import standing
 from merchants.admission.admit import Admission
+from messaging import customers
+from messaging.channels import offers_whatsapp
 from messaging.customers import DeliveryLimited
 from messaging.limits import Planned
-from messaging.transports import EMAIL, SMS
+from messaging.models import EMAIL, SMS, WHATSAPP
 from receco.errors import InvalidInput, NotFound, RateLimited
 from receco.lib import formlimits
 from receco.lib.addresses import client_ip
 from receco.lib.rates import parse_rate
 from receco.ops import metrics
-from receipts import qr, sent_here, writer
+from receipts import annexes, gifts, qr, sent_here, writer
 from receipts.codes import SHORT_CODE_PATTERN
 from receipts.contacts import mask_email, mask_phone
 from receipts.csp import csp
 from receipts.display import origin, receipt_context
-from receipts.forms import ContactForm, phone_example
+from receipts.forms import WHATSAPP_NOT_OFFERED, ContactForm, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
 from receipts.wallet import apple, credentials, google
@@ -146,14 +148,14 @@ def _qr_not_modified(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 @require_safe
 @_with_receipt
 def receipt_page(request: HttpRequest, receipt: Receipt) -> HttpResponse:
-    return _render_receipt(request, receipt, ContactForm())
+    return _render_receipt(request, receipt, _contact_form(receipt))
 
 
 @csp
 @require_POST
 @_with_receipt
 def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
-    form = ContactForm(request.POST)
+    form = _contact_form(receipt, request.POST)
     if _form_limited(request):
         metrics.rate_limit_refused("contact_form")
         form.add_error(None, _form_limit_words())
@@ -161,20 +163,64 @@ def send(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     if not form.is_valid():
         return _render_receipt(request, receipt, form, status=400)
     email, phone = form.cleaned_data["email"], form.cleaned_data["phone"]
+    phone_channel = form.cleaned_data["phone_channel"] if phone else None
     try:
-        writer.update_contact(receipt, email, phone, keyed=False)  # a customer's request: never with a key
+        # A customer's request: never with a key.
+        writer.update_contact(receipt, email, phone, keyed=False, phone_channel=phone_channel)
     except DeliveryLimited as limited:
         for refused in limited.refused:
             form.add_error(None if refused.whole_receipt else refused.field, _limited_words(refused))
         return _retry_after(_render_receipt(request, receipt, form, status=429), limited.retry_after)
-    destinations = " and ".join(filter(None, [mask_email(email), mask_phone(phone)]))
+    except InvalidInput as refused:
+        if refused.message != customers.WHATSAPP_NOT_OFFERED:
+            raise
+        # The shop stopped offering WhatsApp since the form was shown.
+        form.add_error("phone_channel", WHATSAPP_NOT_OFFERED)
+        return _render_receipt(request, receipt, form, status=400)
+    on_whatsapp = phone_channel == WHATSAPP
+    masked_phone = f"{mask_phone(phone)} on WhatsApp" if phone and on_whatsapp else mask_phone(phone)
+    destinations = " and ".join(filter(None, [mask_email(email), masked_phone]))
     if receipt.is_test:
         messages.info(request, f"Test receipt: nothing is delivered to {destinations}; the request is recorded.")
     else:
         messages.success(request, f"Your receipt is on its way to {destinations}.")
     response = redirect(f"{receipt.get_absolute_url()}#sent")
-    wanted = [(EMAIL, email), (SMS, phone)]
+    wanted = [(EMAIL, email), (WHATSAPP if on_whatsapp else SMS, phone)]
     sent_here.remember(request, response, receipt, [(channel, to) for channel, to in wanted if to])
+    return response
+
+
+@csp
+@require_POST
+@_with_receipt
+def make_gift(request: HttpRequest, receipt: Receipt) -> HttpResponse:
+    """Make the sale's gift receipt (or find the one made before) and open it: from the
+    receipt's page, and from the sale's page in the dashboard. Counted against
+    RECECO_CONTACT_FORM_RATE as the send form is."""
+    if _client_limited(request, "receipts.gift", settings.RECECO_CONTACT_FORM_RATE):
+        metrics.rate_limit_refused("gift_receipt")
+        response = _render_receipt(request, receipt, _contact_form(receipt), status=429, gift_error=_form_limit_words())
+        return _retry_after(response, parse_rate(settings.RECECO_CONTACT_FORM_RATE).window)
+    try:
+        gift = gifts.gift_receipt(receipt)
+    except InvalidInput as refused:
+        return _render_receipt(request, receipt, _contact_form(receipt), status=400, gift_error=refused.message)
+    return redirect(gift)
+
+
+@csp
+@require_safe
+def gift_page(request: HttpRequest, token: str) -> HttpResponse:
+    """A sale's gift receipt: its items and the shop's return policy, no prices; printable."""
+    gift = gifts.find(token)
+    if gift is None:
+        return render(request, "receipts/not_found.html", {"reference": _as_typed(token), "gift": True}, status=404)
+    context = gifts.context(gift)
+    if context["logo_url"]:
+        request.csp_img_origins.append(origin(context["logo_url"]))
+    response = render(request, "receipts/gift.html", context)
+    response["Cache-Control"] = "private, no-cache"
+    response["X-Robots-Tag"] = "noindex, nofollow"
     return response
 
 
@@ -277,6 +323,8 @@ def sheet_context(receipt: Receipt) -> dict:
         "qr_svg": qr.qr_svg(receipt.public_url, title=f"QR code of this receipt, {receipt.public_url}"),
         "scan_host": settings.RECECO_WEB_URL.split("://", 1)[1],
         "log": standing(receipt),
+        # Beside the receipt, outside what was signed: its e-invoice once stamped (receipts.annexes).
+        "annexes": annexes.of(receipt),
     }
 
 
@@ -300,6 +348,11 @@ def _render_receipt(
     response["Cache-Control"] = "private, no-cache"
     response["X-Robots-Tag"] = "noindex, nofollow"
     return response
+
+
+def _contact_form(receipt: Receipt, data=None) -> ContactForm:
+    """The send form of ``receipt``'s page, offering WhatsApp where its shop does."""
+    return ContactForm(data, whatsapp=offers_whatsapp(receipt.merchant_id))
 
 
 def _scan_error(request: HttpRequest, code: str, message: str, status: int) -> HttpResponse:
@@ -372,7 +425,7 @@ def _wallet_refused(request: HttpRequest, receipt: Receipt) -> HttpResponse:
     words = (
         f"Too many wallet passes asked for from your network: at most {rate.describe()}. Wait a while, then try again."
     )
-    response = _render_receipt(request, receipt, ContactForm(), status=429, wallet_error=words)
+    response = _render_receipt(request, receipt, _contact_form(receipt), status=429, wallet_error=words)
     return _retry_after(response, rate.window)
 
 

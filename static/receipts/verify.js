@@ -532,13 +532,33 @@
     }
   }
 
-  function when(iso) {
+  // A moment as the receipt's page shows it: in the shop's time zone (the file's
+  // extensions.receco.time_zone, which the shop set) with its abbreviation, else in UTC.
+  function when(iso, zone) {
     var date = new Date(iso);
     if (isNaN(date.getTime())) return String(iso);
-    return date.toLocaleString("en-GB", { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" }) + " UTC";
+    var shown = zone ? local(date, zone) : null;
+    return shown || date.toLocaleString("en-GB", { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" }) + " UTC";
   }
 
-  function showSigned(content) {
+  function local(date, zone) {
+    try {
+      var day = date.toLocaleDateString("en-GB", { timeZone: zone, dateStyle: "medium" });
+      var time = date.toLocaleTimeString("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+      return day + ", " + time + " " + abbreviation(date, zone);
+    } catch (error) {
+      return null;  // a zone this browser does not know
+    }
+  }
+
+  // The zone's abbreviation (WAT, EAT, GMT) where English has one, else its offset (GMT+1).
+  function abbreviation(date, zone) {
+    var named = new Intl.DateTimeFormat("en-NG", { timeZone: zone, timeZoneName: "short" }).formatToParts(date)
+      .filter(function (part) { return part.type === "timeZoneName"; });
+    return named.length ? named[0].value : zone;
+  }
+
+  function showSigned(content, zone) {
     var details = verdict.querySelector(".signed-details");
     var rows = verdict.querySelector(".signed-items tbody");
     clear(details);
@@ -553,7 +573,7 @@
       ["Name on the receipt", [merchant.name, merchant.location].filter(Boolean).join(", ") + " (the merchant's own words)"],
       [TYPES[content.type] || "Receipt", content.short_code],
       ["Number", content.number],  // signed from content version 2 on
-      ["Date", content.transaction_date ? when(content.transaction_date) : when(content.voided_at)],
+      ["Date", content.transaction_date ? when(content.transaction_date, zone) : when(content.voided_at, zone)],
       ["Total", money(content.total_amount, content.currency)]
     ];
     if (content.livemode === false) pairs.unshift(["Mode", "Test receipt: no purchase"]);
@@ -590,7 +610,9 @@
       item.appendChild(document.createTextNode(result.text));
       list.appendChild(item);
     });
-    if (outcome.part) showSigned(outcome.part.content);
+    // What failed is shown at once; what passed is behind "How it was checked".
+    verdict.querySelector(".checks-details").open = outcome.state === "bad";
+    if (outcome.part) showSigned(outcome.part.content, outcome.zone);
     else verdict.querySelector(".signed").hidden = true;
     verdict.focus();
   }
@@ -609,7 +631,11 @@
       fail("This file is not a receipt file: it is not JSON.");
       return;
     }
-    check(doc).then(show, function (error) {
+    check(doc).then(function (outcome) {
+      var extension = doc && doc.extensions && doc.extensions.receco;
+      outcome.zone = extension && typeof extension.time_zone === "string" ? extension.time_zone : "";
+      show(outcome);
+    }, function (error) {
       fail("The check could not be made: " + (error && error.message ? error.message : error) + ".");
     });
   }
@@ -674,6 +700,10 @@
     event.preventDefault();
     verifyReference(document.getElementById("reference").value);
   });
+
+  // Opened from a receipt's "Verify this receipt" (/app/verify?reference=…): check it at once.
+  var given = document.getElementById("reference").value;
+  if (given && /[?&]reference=/.test(window.location.search)) verifyReference(given);
 
   if (!window.RececoQR) return;
   window.RececoQR.camera(input.querySelector(".camera"), {

@@ -30,7 +30,8 @@ def audit(request, browser, live_server, settings, artifacts):
     context.close()
 
 
-def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbox):
+def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbox, settings):
+    from einvoicing.models import Report
     from receipts.refunds import refund, validate_refund, void
 
     # A VAT sale paid by card, of a registered company: a refund shows its VAT and the card.
@@ -78,6 +79,17 @@ def test_customer_pages(audit, live_server, merchant, receipt_factory, mailoutbo
     audit.visit(voided.public_url, "receipt-voided")
     audit.visit(fresh.public_url, "receipt-being-verified")
     audit.visit(altered.public_url, "receipt-not-verified")
+    # A receipt NRS stamped (its IRN and NRS QR code), on a deployment that offers WhatsApp.
+    stamped = receipt_factory(token="rcpt_stamped1_aaaaaa", short_code="STAMP1")
+    Report.objects.create(
+        merchant_id=merchant.pk, receipt=stamped, document="invoice", irn="MP2026000004-94ND90NR-20261122",
+        state="reported", qr_payload="UVIgcGF5bG9hZCBvZiBOUlM=",
+    )  # fmt: skip
+    settings.RECECO_WHATSAPP_PHONE_NUMBER_ID, settings.RECECO_WHATSAPP_ACCESS_TOKEN = "1065", "EAAG-token"
+    audit.visit(stamped.public_url, "receipt-e-invoice-whatsapp")
+    page.get_by_role("button", name="Gift receipt").click()
+    audit.check("gift-receipt")
+    audit.visit(f"{url}/app/gift/nosuchgiftreceipt_000000", "gift-receipt-not-found")
     audit.visit(f"{url}/app/receipt/rcpt_notyet01_aaaaaa", "receipt-not-found-yet")
     audit.visit(f"{url}/app/receipt/not-a-code", "receipt-not-found")
     audit.assert_clean()

@@ -327,3 +327,71 @@ def test_a_receipt_that_arrives_later_opens_by_itself(phone, live_server, mercha
     receipt_factory(token="rcpt_later001_aaaaaa", short_code="LATER1")
     expect(page.get_by_role("heading", level=1)).to_have_text("Receipt: Mama Put Kitchen", timeout=10000)
     assert page.locator('meta[http-equiv="refresh"]').count() == 0
+
+
+# What is read at a glance stays whole on a phone, on a laptop and on paper: the receipt's
+# number, the card, and each clock time with its zone (receipts/templatetags/unbroken.py).
+SIZES = [pytest.param(PHONE, id="360x740"), pytest.param({"width": 1280, "height": 800}, id="1280x800")]
+# Each kept piece: its text and how many lines its boxes take (one, unless it wrapped).
+KEPT_LINES = """() => [...document.querySelectorAll('.receipt .keep')].map(el => {
+    const tops = new Set([...el.getClientRects()].map(rect => Math.round(rect.top)));
+    return [el.textContent, tops.size];
+})"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("prefix", ["DEMOSH", "DEMOSHOPXY"])
+def test_no_number_time_or_card_is_split_across_lines(
+    browser, live_server, settings, merchant, receipt_factory, artifacts, size, prefix
+):
+    settings.RECECO_WEB_URL = live_server.url
+    merchant.receipt_prefix = prefix
+    merchant.save()
+    sale = receipt_factory(
+        transaction_date="2026-11-22T17:02:00Z",
+        payment_details={"card_brand": "visa", "card_last4": "4242", "authorization_code": "A1B2C3"},
+        location="Plot 1415 Adetokunbo Ademola Street, Victoria Island, Lagos",
+    )
+    phone = size["width"] < 600
+    context = browser.new_context(viewport=size, device_scale_factor=2 if phone else 1, is_mobile=phone)
+    page = context.new_page()
+    try:
+        page.goto(sale.public_url)
+        for media in ("screen", "print"):
+            page.emulate_media(media=media)
+            kept = page.evaluate(KEPT_LINES)
+            texts = [text for text, _ in kept]
+            assert texts == ["18:02 WAT", sale.receipt_number, "18:02 WAT", "Visa •••• 4242"], (media, texts)
+            assert [lines for _, lines in kept] == [1, 1, 1, 1], (media, kept)
+            assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], media
+        page.emulate_media(media="screen")
+        page.screenshot(
+            path=artifacts / f"receipt-unbroken-{prefix}-{size['width']}x{size['height']}.png", full_page=True
+        )
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_gift_receipt_from_the_receipt_page(browser, live_server, settings, merchant, receipt, artifacts, size):
+    settings.RECECO_WEB_URL = live_server.url
+    merchant.return_policy = "Unopened drinks within 7 days."
+    merchant.save()
+    phone = size["width"] < 600
+    context = browser.new_context(viewport=size, device_scale_factor=2 if phone else 1, is_mobile=phone)
+    page = context.new_page()
+    try:
+        page.goto(receipt.public_url)
+        page.get_by_role("button", name="Gift receipt").click()
+        page.wait_for_url(re.compile(rf"{live_server.url}/app/gift/[A-Za-z0-9_-]{{24}}$"))
+        expect(page.get_by_role("heading", level=1)).to_have_text("Gift receipt: Mama Put Kitchen")
+        expect(page.get_by_role("table", name="Items")).to_contain_text("Jollof rice (plate)")
+        expect(page.get_by_text("Returns: Unopened drinks within 7 days.")).to_be_visible()
+        expect(page.get_by_role("button", name="Print / save as PDF")).to_be_visible()
+        shown = page.locator("body").inner_text()
+        for hidden in ("₦", "1,612.50", receipt.short_code):
+            assert hidden not in shown, hidden
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=artifacts / f"gift-receipt-{size['width']}x{size['height']}.png", full_page=True)
+    finally:
+        context.close()

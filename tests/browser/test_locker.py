@@ -66,6 +66,19 @@ def test_signing_in_by_text_message_shows_both_shops_receipts(audit, phone, live
     expect(entries.nth(1)).to_contain_text("Mama Put Kitchen")
     expect(entries.nth(1).get_by_role("link", name="Refund of ₦300.00")).to_be_visible()
     assert "rcpt_others01" not in page.content()
+    # One count of the receipts, refunds included, here and on the erase page.
+    expect(page.get_by_role("heading", name="3 receipts")).to_be_visible()
+    # The date filter whole at 360 px: its date and its calendar button inside the field,
+    # the field inside the form (below the amount's when both do not fit side by side).
+    fit = page.evaluate("""() => {
+        const day = document.getElementById('day'), form = day.closest('form').getBoundingClientRect();
+        const box = day.getBoundingClientRect();
+        return {inside: box.left >= form.left && box.right <= form.right + 0.5, width: box.width,
+                scrolls: day.scrollWidth > day.clientWidth};
+    }""")
+    assert fit["inside"], fit
+    assert not fit["scrolls"], fit
+    assert fit["width"] >= 160, fit  # "dd/mm/yyyy" and the calendar button, at the page's font size
     audit.check("locker-list")
 
     page.get_by_label("Shop").fill("corner")
@@ -82,6 +95,7 @@ def test_signing_in_by_text_message_shows_both_shops_receipts(audit, phone, live
     page.get_by_role("link", name="Erase my number from all receipts").click()
     page.wait_for_url(f"{url}/app/my/erase")
     expect(page.get_by_role("heading", level=1)).to_have_text("Erase your number from all receipts")
+    expect(page.get_by_text("from all 3 receipts shops sent to it")).to_be_visible()
     audit.check("locker-erase")
     page.get_by_role("link", name="Keep it").click()
     page.wait_for_url(f"{url}/app/my")

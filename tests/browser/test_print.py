@@ -8,6 +8,7 @@ The PDFs and print-view screenshots are kept in test-artifacts/ for a person to 
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Visit
 
@@ -133,3 +134,44 @@ def test_on_80mm_thermal_paper_the_receipt_fills_the_roll_and_nothing_spills(
         assert _pages(pdf) == 1
     finally:
         context.close()
+
+
+def test_a_stamped_receipt_prints_its_irn_and_the_nrs_qr_code_on_one_page(
+    printer, live_server, identified, receipt_factory, artifacts
+):
+    from einvoicing.models import Report
+
+    sale = _vat_sale(receipt_factory, 20)
+    irn = f"{sale.receipt_number.replace('-', '')}-94ND90NR-20261122"
+    Report.objects.create(
+        merchant_id=identified.pk, receipt=sale, document="invoice", irn=irn, state="reported",
+        qr_payload="UVIgcGF5bG9hZCBvZiBOUlM=" * 12,
+    )  # fmt: skip
+    assert _print(printer, sale.public_url, artifacts / "print-e-invoice-a4.pdf", format="A4") == 1
+    printer.emulate_media(media="print")
+    printer.screenshot(path=artifacts / "print-e-invoice.png", full_page=True)
+    expect(printer.locator(".details .annex-reference")).to_have_text(irn)
+    code = printer.get_by_role("img", name="NRS e-invoice QR code")
+    expect(code).to_be_visible()
+    assert code.bounding_box()["width"] >= 90  # 24 mm: big enough for NRS's app to read
+    assert printer.locator(".annex-qr").evaluate("el => getComputedStyle(el).breakInside") == "avoid"
+
+
+def test_a_gift_receipt_prints_on_one_page_with_no_price(printer, live_server, identified, receipt_factory, artifacts):
+    from receipts import gifts
+
+    sale = _vat_sale(receipt_factory, 20)
+    gift = gifts.gift_receipt(sale)
+    url = f"{live_server.url}{gift.get_absolute_url()}"
+    assert _print(printer, url, artifacts / "print-gift-receipt-a4.pdf", format="A4") == 1
+    printer.emulate_media(media="print")
+    printer.screenshot(path=artifacts / "print-gift-receipt.png", full_page=True)
+    shown = printer.locator("body").inner_text()
+    assert "GIFT RECEIPT" in shown  # uppercase by its style
+    assert "Returns: Unopened drinks within 7 days, with this receipt." in shown
+    assert gift.code in shown
+    assert "Jollof rice (plate) 1" in shown
+    for price in ("₦", "Total", "VAT", "4242", "Visa", sale.short_code, sale.receipt_number):
+        assert price not in shown, price
+    # The share section (the link, the print button) is the screen's only.
+    expect(printer.locator(".actions")).to_be_hidden()

@@ -70,7 +70,13 @@ def _verdict(page):
 
 
 def _checks(page):
-    return page.locator(".verdict").get_by_role("list", name="What was checked")
+    """The checks made, behind "How it was checked" (open by itself when one failed)."""
+    verdict = page.locator(".verdict")
+    expect(verdict.locator(".verdict-title")).not_to_be_empty()
+    details = verdict.locator(".checks-details")
+    if not details.evaluate("el => el.open"):
+        details.locator("summary").click()
+    return verdict.get_by_role("list", name="What was checked")
 
 
 def _shot(page, name: str) -> None:
@@ -92,12 +98,18 @@ def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, log
     expect(page.get_by_label("Or the receipt's code or link")).to_have_value(logged[1].token)
     assert violations(page) == []
     _shot(page, "verify-empty")
-    page.get_by_role("button", name="Check").click()  # the receipt the page was opened for, fetched
+    # The receipt the page was opened for is fetched and checked at once, no button pressed.
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_verdict(page).locator(".verdict-summary")).to_contain_text("This receipt is genuine")
+    # Plain words first: how it was checked, in technical words, behind a disclosure.
+    expect(_verdict(page).get_by_role("list", name="What was checked")).to_be_hidden()
+    # Its time as the receipt's page shows it, in the shop's zone (WAT), not UTC.
+    expect(_verdict(page).locator(".signed-details")).to_contain_text("Date22 Nov 2026, 11:15 WAT")
     page.goto(f"{live_server.url}/app/verify")
     expect(_verdict(page)).to_be_hidden()
     _open(page, path)
     expect(_verdict(page).get_by_role("heading", level=2)).to_have_text("Verified")
+    expect(_verdict(page)).to_be_focused()
     checks = _checks(page)
     expect(checks).to_contain_text("Passed: The signature matches the receipt's content")
     expect(checks).to_contain_text("Passed: The file's fingerprint (SHA-256) and signer match its signed content.")
@@ -112,7 +124,6 @@ def test_a_downloaded_receipt_is_verified_in_the_browser(phone, live_server, log
     expect(_verdict(page).locator(".signed-details")).to_contain_text("₦1,300.00")
     expect(_verdict(page).locator(".signed-details")).to_contain_text(f"Number{logged[1].receipt_number}")
     expect(_verdict(page).locator(".signed-items")).to_contain_text("Jollof rice")
-    expect(_verdict(page)).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert violations(page) == []
     _shot(page, "verify-good")

@@ -29,6 +29,12 @@ def _page(client, receipt) -> str:
 def test_a_logged_receipt_is_verified_and_links_to_its_proof(logged, client, keys):
     page = _page(client, logged[2])
     assert '<h2 id="log-title">Verified receipt</h2>' in page
+    # Plain words first; the key, the entry and the proof behind "Technical details".
+    assert (
+        '<p class="plain">This receipt is genuine: it is exactly what the shop\'s till sent when it was issued, '
+        "and Receco keeps it in a public record of receipts that nobody can change.</p>"
+    ) in page
+    assert page.index('<p class="plain">') < page.index("<summary>Technical details</summary>") < page.index("Ed25519")
     assert f'signed by this service\'s key <span class="code key-id">{keys.kid[:8]}</span>' in page
     assert "entry 2 of the public receipt log, in its signed checkpoint of 4 entries" in page
     assert f'<a href="/log/proof/{logged[2].token}">See the proof</a>' in page
@@ -48,7 +54,8 @@ def test_a_receipt_changed_after_it_was_signed_is_not_verified(logged, client):
     Receipt.objects.filter(id=logged[1].id).update(total_amount=1)
     page = _page(client, Receipt.objects.get(id=logged[1].id))
     assert '<h2 id="log-title">Not verified</h2>' in page
-    assert "no longer matches what was signed when it was issued (entry 1 of the public receipt log)" in page
+    assert "This receipt no longer matches what the shop's till sent when it was issued: it was changed since." in page
+    assert "It differs from what was signed as entry 1 of the public receipt log." in page  # behind "Technical details"
 
 
 def test_a_receipt_set_aside_is_still_verified(receipt_factory, client):

@@ -29,7 +29,7 @@ def test_both_shops_receipts_newest_first_and_nobody_elses(page, two_shops):
     assert _listed(response) == [two_shops["corner"].get_absolute_url(), two_shops["mama"].get_absolute_url()]
     assert "Corner Shop" in html
     assert "₦450.50" in html
-    assert "22 Nov 2026, 10:30 WAT" in html
+    assert '22 Nov 2026, <span class="keep">10:30 WAT</span>' in html
     assert "Mama Put Kitchen" in html
     assert "₦1,300.00" in html
     for other in ("not_theirs", "not_theirs_either"):
@@ -74,6 +74,16 @@ def test_a_refund_is_shown_on_its_sale(page, two_shops):
     assert entry.status == "Partly refunded"
     assert [(r.url, r.amount) for r in entry.refunds] == [(created.receipt.get_absolute_url(), "₦300.00")]
     assert f'<a href="{created.receipt.get_absolute_url()}">Refund of ₦300.00</a>' in html
+
+
+def test_the_list_and_the_erase_page_count_the_same_receipts_refunds_included(client, page, two_shops):
+    sale = two_shops["mama"]
+    refund(sale, validate_refund({"token": sale.token, "amount": 30000}), keyed=True)
+    response, html = page()
+    assert len(_listed(response)) == 2  # the refund is shown on its sale
+    assert '<h2 id="found-title">3 receipts</h2>' in html
+    erase = client.get("/app/my/erase").content.decode()
+    assert "from all 3 receipts shops sent to it" in erase
 
 
 @pytest.mark.parametrize(

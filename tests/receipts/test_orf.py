@@ -145,3 +145,10 @@ def test_the_check_reads_dates_too():
                 "line_items": [{"description": "x", "quantity": 1, "unit_price": 1, "line_total": 1}],
                 "total": 1, "currency": "NGN"}  # fmt: skip
     assert [error.message for error in VALIDATOR.iter_errors(document)] == ["'yesterday' is not a 'date-time'"]
+
+
+def test_the_shops_time_zone_is_carried_for_the_verify_page(api, merchant, receipt):
+    # Unsigned, from the merchant as it is now: /app/verify shows the times in it, as the receipt's page does.
+    merchant.time_zone = "Africa/Nairobi"
+    merchant.save()
+    assert _orf(api, receipt.token)["extensions"]["receco"]["time_zone"] == "Africa/Nairobi"

@@ -50,7 +50,9 @@ def test_a_second_tap_moments_later_is_not_sent_twice(receipt_factory, django_ca
     sale = receipt_factory(customer_phone=PHONE)  # sent just now, with the sale
     with django_capture_on_commit_callbacks(execute=True):
         planned = resend(sale)
-    assert outcome_words(planned) == "Already sent to +234*******89 (Text message) in the last few minutes: not sent twice."
+    assert outcome_words(planned) == (
+        "Already sent to +234*******89 (Text message) in the last few minutes: not sent twice."
+    )
     assert sale.deliveries.count() == 1
 
 

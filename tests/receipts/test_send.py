@@ -172,3 +172,71 @@ def test_a_test_receipt_says_nothing_is_delivered(client, test_receipt, django_c
     assert "Test receipt: nothing is delivered to c*******@example.com; the request is recorded." in html
     assert "Email to c*******@example.com: not delivered (test receipt)" in html
     assert not mail.outbox
+
+
+# --- WhatsApp for the number, where the shop offers it -----------------------------------
+
+CHANNEL_LEGEND = "<legend>Send it to the number by</legend>"
+
+
+@pytest.fixture
+def whatsapp(settings):
+    """The deployment configured WhatsApp; the merchant did not turn it off."""
+    settings.RECECO_WHATSAPP_PHONE_NUMBER_ID, settings.RECECO_WHATSAPP_ACCESS_TOKEN = "1065", "EAAG-token"
+
+
+def test_without_whatsapp_the_form_offers_text_messages_only(client, receipt):
+    page = client.get(f"/app/receipt/{receipt.token}").content.decode()
+    assert CHANNEL_LEGEND not in page
+    assert 'Mobile number <span class="label-note">(text message)</span>' in page
+
+
+def test_with_whatsapp_the_form_offers_it_and_text_message_is_the_default(client, receipt, whatsapp):
+    page = client.get(f"/app/receipt/{receipt.token}").content.decode()
+    assert CHANNEL_LEGEND in page
+    assert '<input type="radio" name="phone_channel" value="sms" checked> Text message (SMS)' in page
+    assert '<input type="radio" name="phone_channel" value="whatsapp"> WhatsApp' in page
+
+
+def test_a_number_asked_for_on_whatsapp_is_sent_there_with_the_opt_in_kept(client, receipt, whatsapp):
+    response = client.post(
+        f"/app/receipt/{receipt.token}/send", {"phone": "0803 123 4589", "phone_channel": "whatsapp"}, follow=True
+    )
+    assert "Your receipt is on its way to +234*******89 on WhatsApp." in response.content.decode()
+    receipt.refresh_from_db()
+    assert (receipt.customer_phone, receipt.customer_phone_channel) == ("+2348031234589", "whatsapp")
+    delivery = receipt.deliveries.get()
+    assert (delivery.channel, delivery.destination, delivery.opt_in) == ("whatsapp", "+2348031234589", "receipt_page")
+    # "Sent from this receipt at your request" lists it, on its channel.
+    assert "WhatsApp to +234*******89" in response.content.decode()
+
+
+def test_a_number_without_a_choice_goes_by_text_message_where_whatsapp_is_offered(client, receipt, whatsapp):
+    response = client.post(f"/app/receipt/{receipt.token}/send", {"phone": "0803 123 4589"})
+    assert response.status_code == 302
+    receipt.refresh_from_db()
+    assert receipt.customer_phone_channel == "sms"
+    assert [d.channel for d in receipt.deliveries.all()] == ["sms"]
+
+
+def test_whatsapp_asked_for_where_the_shop_does_not_offer_it_is_refused(client, receipt):
+    response = client.post(
+        f"/app/receipt/{receipt.token}/send", {"phone": "0803 123 4589", "phone_channel": "whatsapp"}
+    )
+    assert response.status_code == 400
+    assert "This shop does not send receipts on WhatsApp: choose text message." in response.content.decode()
+    receipt.refresh_from_db()
+    assert receipt.customer_phone is None
+    assert not Delivery.objects.exists()
+
+
+def test_the_daily_limit_of_a_number_holds_on_whatsapp_too(client, receipt_factory, whatsapp, settings):
+    settings.RECECO_DELIVERY_DESTINATION_DAILY_LIMIT = settings.RECECO_DELIVERY_DESTINATION_DAILY_LIMIT_WITHOUT_KEY = 1
+    first, second = receipt_factory(), receipt_factory(token="rcpt_whatsapplimit_b", short_code="WALIM2")
+    data = {"phone": "0803 123 4589", "phone_channel": "whatsapp"}
+    assert client.post(f"/app/receipt/{first.token}/send", data).status_code == 302
+    response = client.post(f"/app/receipt/{second.token}/send", data)
+    assert response.status_code == 429
+    assert "This number has been sent as many receipts as we can send it today. Try again tomorrow." in (
+        response.content.decode()
+    )

@@ -164,8 +164,8 @@ def test_on_postgresql_the_hooks_rows_are_part_of_the_sales_one_statement(record
 
 # The ORM's and SQL's ways of writing rows of receipts_receipt.
 _WRITES = re.compile(
-    r"Receipt\.objects\.(create|bulk_create|get_or_create|update_or_create|bulk_update)\b"
-    r"|Receipt\.objects(\.\w+\([^()]*\))*\.(update|delete)\("
+    r"\bReceipt\.objects\.(create|bulk_create|get_or_create|update_or_create|bulk_update)\b"
+    r"|\bReceipt\.objects(\.\w+\([^()]*\))*\.(update|delete)\("
     r"|compiled_insert\(Receipt\)|create\(Receipt\b|(INSERT INTO|UPDATE|COPY) \"?receipts_receipt"
 )
 
