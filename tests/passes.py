@@ -35,7 +35,7 @@ SQLITE, POSTGRES = "sqlite", "postgres"
 # Fixtures that serve the project over a socket, or drive a browser or a benchmark script.
 SERVER_FIXTURES = {"live_server", "served", "shared_server", "server_database", "private_cluster"}
 BROWSER_FIXTURES = {"browser", "playwright_instance", "chromium_executable", "phone"}
-BENCH_FIXTURES = {"smoke", "prepared_database"}
+BENCH_FIXTURES = {"smoke", "prepared_database", "bench_servers"}
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
 # A request through the project (the test client) reads the shared cache (admission, rate
 # limits, /readyz), which is Redis in the PostgreSQL pass; so do the modules named here.
