@@ -110,7 +110,7 @@ def smoke():
     runs = Smoke(os.environ["DATABASE_URL"], redis_url)
     # A database a script finds missing it makes and migrates; a copy of the session's
     # migrated template is there first (tests.databases), so that its migrate has nothing to do.
-    for suffix in (RECEIPTS, "reconnect", "ledger", "sale_cpu"):
+    for suffix in (RECEIPTS, "reconnect", "ledger", "sale_cpu", "einvoicing", "locker_export"):
         databases.copy_postgres(runs.database_url(suffix))
     yield runs
     import redis
