@@ -63,7 +63,9 @@ def pytest_addoption(parser):
     )
 
 
-STARTERS = {"start_gunicorn", "start_worker", "migrate", "manage", "start_cluster", "start_replica", "fresh"}
+STARTERS = {
+    "start_gunicorn", "start_worker", "start_command", "migrate", "manage", "start_cluster", "start_replica", "fresh",
+}  # fmt: skip
 HELPERS = ("tests.servers", "tests.postgres_cluster", "tests.databases")
 MARKED = ("postgres", "redis", "server", "browser", "bench_smoke")
 
@@ -80,7 +82,7 @@ def _code_names(code) -> set[str]:
 def _starts_processes(item) -> bool:
     """Whether ``item`` calls a function of tests.servers, tests.postgres_cluster or
     tests.databases that starts a process of the project or makes a database for one: in its
-    body, its module's fixtures, or the functions of its module these call."""
+    body, its module's fixtures, or the functions and classes of its module these call."""
     module = getattr(item, "module", None)
     function = getattr(item, "function", None)
     if module is None or function is None:
@@ -101,7 +103,8 @@ def _starts_processes(item) -> bool:
             if getattr(value, "__name__", None) in HELPERS and _code_names(code) & STARTERS:
                 return True  # servers.start_gunicorn(...), databases.fresh(...)
             if getattr(value, "__module__", None) == module.__name__:
-                todo.append(value)
+                # A class of the module: the functions of its body (a fixture's Listener(...)).
+                todo.extend(vars(value).values() if isinstance(value, type) else [value])
     return False
 
 
