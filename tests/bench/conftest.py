@@ -4,6 +4,7 @@ scripts (``smoke``: each run as a user runs it, on the suite's PostgreSQL and Re
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -87,16 +88,25 @@ def run_script(script: str, *arguments: str, **env: str) -> str:
         for key, value in os.environ.items()
         if not key.startswith(("DJANGO_", "RECECO_", "BENCH_")) and key not in ("DATABASE_URL", "REDIS_URL")
     }
-    done = subprocess.run(
+    # A session of its own: a script that outlives the timeout is stopped with every process
+    # it started (gunicorn, agents), which its own clean-up, killed, would never stop.
+    with subprocess.Popen(
         [sys.executable, f"bench/{script}", *arguments],
         cwd=ROOT,
         env=kept | env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=SMOKE_TIMEOUT,
-    )
-    assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=SMOKE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(f"bench/{script} did not end within {SMOKE_TIMEOUT} s:\n{stdout}\n{stderr}")
+    assert process.returncode == 0, f"bench/{script} exited {process.returncode}:\n{stdout}\n{stderr}"
+    return stdout
 
 
 @pytest.fixture(scope="session")
