@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psycopg
 
@@ -76,16 +77,22 @@ def main() -> None:
         # values here; a scrape adds them up).
         (workdir / "metrics").mkdir()
         env = dict(env, RECECO_METRICS="true", PROMETHEUS_MULTIPROC_DIR=str(workdir / "metrics"))
-        server = serve(args, "receco.wsgi:application", args.port, env, workdir / "gunicorn.log")
+        server = (
+            None
+            if args.project_url
+            else serve(args, "receco.wsgi:application", args.port, env, workdir / "gunicorn.log")
+        )
         proxy = DelayProxy(args.port, args.rtt_ms / 2000)
         try:
-            wait_until_up(server)
+            if server is not None:
+                wait_until_up(server)
             proxy.start()
             _run_agent(args, home, key, proxy.port, workdir)
             refused = refused_calls(args.port)
         finally:
             proxy.stop()
-            stop(server)
+            if server is not None:
+                stop(server)
     print(f"  refused       {refused:,} calls answered 429 by a rate limit")
     print(f"  load average  {load_average()} at the end")
     _check_exactly_once(url, args.sales)
@@ -113,8 +120,16 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--database", default="receco_bench_drain")
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6"))
     parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
+    parser.add_argument(
+        "--project-url",
+        help="the project already served there (on 127.0.0.1, on --database, its metrics on: RECECO_METRICS, with"
+        " this environment's DJANGO_SECRET_KEY: the key it makes is read under it) instead of a gunicorn of the"
+        " run's own (the tests' smoke runs share one so)",
+    )
     args = parser.parse_args()
-    args.port = args.port or free_port()
+    if args.project_url and args.default_limits:
+        parser.error("--default-limits serves the project with other limits: it cannot be given --project-url")
+    args.port = urlsplit(args.project_url).port if args.project_url else args.port or free_port()
     return args
 
 
@@ -173,7 +188,9 @@ def _run_agent(args, home: Path, key: str, proxy_port: int, workdir: Path) -> No
             if args.pos_interval_ms:
                 pos.join(60)
         drained = time.monotonic() - started
-        time.sleep(1)  # the last POS sales go up too
+        deadline = time.monotonic() + 60  # the last POS sales go up too
+        while (health(agent_port) or {}).get("pending") and time.monotonic() < deadline:
+            time.sleep(0.05)
         idle_rss = rss_kib(process.pid)
     finally:
         process.terminate()

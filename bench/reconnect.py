@@ -165,6 +165,9 @@ def _arguments() -> argparse.Namespace:
         " where the service, PostgreSQL and 45 other tills take none of its CPU (0: equal to the service's, as"
         " measured before 2026-11-26 14:00 UTC)",
     )
+    parser.add_argument(
+        "--settle-seconds", type=float, default=2, help="once every backlog landed, the agents settle this long"
+    )
     parser.add_argument("--idle-seconds", type=float, default=10, help="how long the agents' idle CPU is measured")
     parser.add_argument(
         "--idle-pos-seconds",
@@ -340,8 +343,8 @@ def _reconnect(args, tills: list[Till], gate: GateProxy, workdir: Path) -> dict:
     # The POS sales rung up meanwhile go up too; then the agents idle.
     deadline = time.monotonic() + 120
     while any((health(till.port) or {}).get("pending") for till in tills) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    time.sleep(2)
+        time.sleep(0.05)
+    time.sleep(args.settle_seconds)
     before = {till.home: _cpu_ticks(till.process.pid) for till in tills}
     time.sleep(args.idle_seconds)
     ticks = os.sysconf("SC_CLK_TCK")

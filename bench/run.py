@@ -128,6 +128,13 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--port", type=int, default=8701, help="project port; the reference uses the next one, the floor the one after"
     )
+    for name, what in (("project", "the project"), ("reference", "the bare reference"), (FLOOR, "Django's floor")):
+        parser.add_argument(
+            f"--{name}-url",
+            help=f"{what} already served there, on the database this run prepares and with this environment's"
+            " DJANGO_SECRET_KEY (the keys it makes are read under it), instead of a server of the run's own (one"
+            " receipt count only; the tests' smoke runs share one set of servers so)",
+        )
     parser.add_argument("--loadgen", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--only", action="append", help="run scenarios whose name contains this (repeatable)")
     parser.add_argument("--variants", default="anonymous,test key,live key", help="comma-separated auth variants")
@@ -143,6 +150,8 @@ def _arguments() -> argparse.Namespace:
     )
     args = parser.parse_args()
     args.receipts = args.receipts or [10_000, 1_000_000]
+    if _given_urls(args) and len(args.receipts) > 1:
+        parser.error("--project-url, --reference-url and --floor-url serve one receipt count: give one --receipts")
     args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
     return args
 
@@ -194,6 +203,7 @@ def _header(args, loadgen: str) -> str:
         f"  commit    {commit}",
         f"  servers   gunicorn {args.workers} {args.worker_class} workers{threads} (bench/gunicorn.conf.py: no access"
         " log), the same for the project, the reference and Django's floor",
+        *[f"  given     {name} served at {url} (not started by this run)" for name, url in _given_urls(args).items()],
         f"  load      {wrk_version if loadgen == 'wrk' else 'bench/loadgen.py (Python threads)'}, "
         f"{args.connections} connections, on loopback",
         f"  method    per scenario: {args.warmup:g} s warm-up, then {args.rounds} rounds of {args.duration:g} s, the"
@@ -309,18 +319,14 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
     prepare_database(args, url, count, seeding_merchants(max(args.receipts)))
     workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
     scenarios = draw_scenarios(url, workdir)
-    project_url = f"http://127.0.0.1:{args.port}"
     urls = {
-        "project": project_url,
+        "project": f"http://127.0.0.1:{args.port}",
         "reference": f"http://127.0.0.1:{args.port + 1}",
         FLOOR: f"http://127.0.0.1:{args.port + 2}",
-    }
+    } | _given_urls(args)
+    project_url = urls["project"]
     env = project_env(args, url, project_url)
-    servers = [
-        serve(args, "receco.wsgi:application", args.port, env, workdir / "project.log"),
-        serve(args, "bench.reference:application", args.port + 1, env, workdir / "reference.log"),
-        serve(args, "bench.floor.wsgi:application", args.port + 2, env, workdir / "floor.log"),
-    ]
+    servers = _serve(args, urls, env, workdir)
     table: dict[str, dict[str, Result | None]] = {}
     try:
         for server in servers:
@@ -360,11 +366,9 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
             workdir = Path(tempfile.mkdtemp(prefix="receco-bench-"))
             port = args.port + 2 * index
             urls = {"project": f"http://127.0.0.1:{port}", "reference": f"http://127.0.0.1:{port + 1}"}
+            urls |= {name: given for name, given in _given_urls(args).items() if name != FLOOR}
             env = project_env(args, url, urls["project"])
-            pair = [
-                serve(args, "receco.wsgi:application", port, env, workdir / "project.log"),
-                serve(args, "bench.reference:application", port + 1, env, workdir / "reference.log"),
-            ]
+            pair = _serve(args, urls, env, workdir)
             servers += pair
             for server in pair:
                 wait_until_up(server)
@@ -391,6 +395,29 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
         for _, url, *_ in opened:
             delete_created(url)
     return results
+
+
+# The WSGI applications served, by name.
+APPS = {
+    "project": "receco.wsgi:application",
+    "reference": "bench.reference:application",
+    FLOOR: "bench.floor.wsgi:application",
+}
+
+
+def _given_urls(args) -> dict[str, str]:
+    """The servers the run was given (--project-url, ...), by name: it starts none of them."""
+    return {name: url for name in APPS if (url := getattr(args, f"{name}_url", None))}
+
+
+def _serve(args, urls: dict[str, str], env: dict, workdir: Path) -> list:
+    """The servers of ``urls`` the run was not given, started on their ports."""
+    given = _given_urls(args)
+    return [
+        serve(args, app, int(urls[name].rsplit(":", 1)[1]), env, workdir / f"{name}.log")
+        for name, app in APPS.items()
+        if name in urls and name not in given
+    ]
 
 
 def _print_between_counts(opened: list, rounds: dict[tuple, list[Result]]) -> None:

@@ -35,7 +35,7 @@ SQLITE, POSTGRES = "sqlite", "postgres"
 # Fixtures that serve the project over a socket, or drive a browser or a benchmark script.
 SERVER_FIXTURES = {"live_server", "served", "shared_server", "server_database", "private_cluster"}
 BROWSER_FIXTURES = {"browser", "playwright_instance", "chromium_executable", "phone"}
-BENCH_FIXTURES = {"smoke", "prepared_database"}
+BENCH_FIXTURES = {"smoke", "prepared_database", "bench_servers"}
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
 # A request through the project (the test client) reads the shared cache (admission, rate
 # limits, /readyz), which is Redis in the PostgreSQL pass; so do the modules named here.
@@ -63,7 +63,9 @@ def pytest_addoption(parser):
     )
 
 
-STARTERS = {"start_gunicorn", "start_worker", "migrate", "manage", "start_cluster", "start_replica", "fresh"}
+STARTERS = {
+    "start_gunicorn", "start_worker", "start_command", "migrate", "manage", "start_cluster", "start_replica", "fresh",
+}  # fmt: skip
 HELPERS = ("tests.servers", "tests.postgres_cluster", "tests.databases")
 MARKED = ("postgres", "redis", "server", "browser", "bench_smoke")
 
@@ -80,7 +82,7 @@ def _code_names(code) -> set[str]:
 def _starts_processes(item) -> bool:
     """Whether ``item`` calls a function of tests.servers, tests.postgres_cluster or
     tests.databases that starts a process of the project or makes a database for one: in its
-    body, its module's fixtures, or the functions of its module these call."""
+    body, its module's fixtures, or the functions and classes of its module these call."""
     module = getattr(item, "module", None)
     function = getattr(item, "function", None)
     if module is None or function is None:
@@ -101,7 +103,8 @@ def _starts_processes(item) -> bool:
             if getattr(value, "__name__", None) in HELPERS and _code_names(code) & STARTERS:
                 return True  # servers.start_gunicorn(...), databases.fresh(...)
             if getattr(value, "__module__", None) == module.__name__:
-                todo.append(value)
+                # A class of the module: the functions of its body (a fixture's Listener(...)).
+                todo.extend(vars(value).values() if isinstance(value, type) else [value])
     return False
 
 

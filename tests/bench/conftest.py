@@ -4,6 +4,7 @@ scripts (``smoke``: each run as a user runs it, on the suite's PostgreSQL and Re
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -59,8 +60,9 @@ class Smoke:
     """Runs benchmark scripts as a user does (``python bench/<script> <options>``, a
     process of its own, the suite's settings left out of its environment) on the suite's
     PostgreSQL server and Redis database, in databases named after the suite's: the
-    ``<suite's>_bench_100`` that bench/run.py prepares (and bench/connections.py and
-    bench/cpu.py read), and one for each other script (``<suite's>_bench_drain``, ...),
+    ``<suite's>_bench_100`` that bench/run.py prepares (and bench/connections.py,
+    bench/cpu.py and bench/drain.py use), and one for each other script
+    (``<suite's>_bench_ledger``, ...),
     kept from run to run as the benchmarks keep theirs, so that only the first run migrates
     and seeds them. Never the benchmarks' own databases, ports or Redis database."""
 
@@ -86,16 +88,25 @@ def run_script(script: str, *arguments: str, **env: str) -> str:
         for key, value in os.environ.items()
         if not key.startswith(("DJANGO_", "RECECO_", "BENCH_")) and key not in ("DATABASE_URL", "REDIS_URL")
     }
-    done = subprocess.run(
+    # A session of its own: a script that outlives the timeout is stopped with every process
+    # it started (gunicorn, agents), which its own clean-up, killed, would never stop.
+    with subprocess.Popen(
         [sys.executable, f"bench/{script}", *arguments],
         cwd=ROOT,
         env=kept | env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=SMOKE_TIMEOUT,
-    )
-    assert done.returncode == 0, f"bench/{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=SMOKE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(f"bench/{script} did not end within {SMOKE_TIMEOUT} s:\n{stdout}\n{stderr}")
+    assert process.returncode == 0, f"bench/{script} exited {process.returncode}:\n{stdout}\n{stderr}"
+    return stdout
 
 
 @pytest.fixture(scope="session")
@@ -109,7 +120,7 @@ def smoke():
     runs = Smoke(os.environ["DATABASE_URL"], redis_url)
     # A database a script finds missing it makes and migrates; a copy of the session's
     # migrated template is there first (tests.databases), so that its migrate has nothing to do.
-    for suffix in (RECEIPTS, "drain", "reconnect", "ledger", "sale_cpu", "search"):
+    for suffix in (RECEIPTS, "reconnect", "ledger", "sale_cpu", "einvoicing", "locker_export", "search"):
         databases.copy_postgres(runs.database_url(suffix))
     yield runs
     import redis
@@ -144,3 +155,42 @@ def free_ports(count: int) -> int:
             except OSError:
                 continue
         return first
+
+
+class BenchServers(dict):
+    """The URLs of the smoke runs' servers by name, and the environment a script given them
+    runs in (``env``): their DJANGO_SECRET_KEY, under which the keys it makes are read."""
+
+    def __init__(self, urls: dict[str, str], secret: str):
+        super().__init__(urls)
+        self.env = {"DJANGO_SECRET_KEY": secret}
+
+
+@pytest.fixture(scope="session")
+def bench_servers(smoke, prepared_database, tmp_path_factory) -> BenchServers:
+    """One set of servers for the smoke runs that serve (bench/run.py, bench/drain.py), on
+    the prepared database, started once as bench/run.py starts its own (bench.servers.serve:
+    gunicorn with bench/gunicorn.conf.py, one sync worker): the project (its metrics on, as
+    bench/drain.py reads them), the bare reference and Django's floor. The scripts are
+    given them (``--project-url`` ...) instead of starting servers of their own, which is
+    what made a smoke run's time: the harness is what they check."""
+    from bench import run
+
+    folder = tmp_path_factory.mktemp("bench-servers")
+    (folder / "metrics").mkdir()
+    args = SimpleNamespace(redis_url=smoke.redis_url, no_signing=False, workers=1, worker_class="sync", threads=1)
+    first = free_ports(3)
+    urls = {name: f"http://127.0.0.1:{first + index}" for index, name in enumerate(run.APPS)}
+    env = servers.project_env(args, prepared_database, urls["project"])
+    env |= {"RECECO_METRICS": "true", "PROMETHEUS_MULTIPROC_DIR": str(folder / "metrics")}
+    started = [
+        servers.serve(args, app, first + index, env, folder / f"{name}.log")
+        for index, (name, app) in enumerate(run.APPS.items())
+    ]
+    try:
+        for server in started:
+            servers.wait_until_up(server)
+        yield BenchServers(urls, env["DJANGO_SECRET_KEY"])
+    finally:
+        for server in started:
+            servers.stop(server)

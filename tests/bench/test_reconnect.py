@@ -80,7 +80,8 @@ def test_a_few_tills_reconnect_and_every_line_of_figures_is_printed(smoke):
     """As docs/benchmarks.md runs it, at its smallest: two tills of one merchant, one with a POS."""
     out = smoke.run(
         "reconnect.py", "--merchants", "1", "--tills", "2", "--sales", "5", "--pos-tills", "1",
-        "--idle-seconds", "1", "--idle-pos-seconds", "1", "--workers", "1", "--nice", "0", "--pos-nice", "0",
+        "--settle-seconds", "0", "--idle-seconds", "0.2", "--idle-pos-seconds", "0.2",
+        "--workers", "1", "--nice", "0", "--pos-nice", "0",
         "--database-url", smoke.server, "--database", f"{smoke.prefix}_reconnect", "--redis-url", smoke.redis_url,
     )  # fmt: skip
     assert out.startswith("A city's tills reconnecting at once\n")

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from bench import run, workload
-from tests.bench.conftest import RECEIPTS, free_ports
+from tests.bench.conftest import RECEIPTS
 
 # req/s per round, in the order the rounds ran (each round: reference, floor, then the variants).
 ROUNDS = {
@@ -87,16 +87,19 @@ def _row(label: str, shares: int = 2) -> re.Pattern:
 
 
 @pytest.mark.postgres
-def test_it_measures_the_project_beside_the_reference_and_the_floor(smoke):
+def test_it_measures_the_project_beside_the_reference_and_the_floor(smoke, bench_servers):
     """As docs/benchmarks.md runs it, at its smallest, with the Python load generator that
-    stands in for wrk: each scenario's rows of figures, then the goals."""
+    stands in for wrk, on the smoke runs' servers: each scenario's rows of figures, then the goals."""
     out = smoke.run(
-        "run.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
+        "run.py", "--receipts", RECEIPTS, "--duration", "0.2", "--warmup", "0", "--rounds", "1",
         "--connections", "2", "--workers", "1", "--loadgen", "python",
         "--variants", "anonymous,live key", "--only", "by token", "--only", "fresh tokens",
         "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
-        "--port", str(free_ports(3)),
+        "--project-url", bench_servers["project"], "--reference-url", bench_servers["reference"],
+        "--floor-url", bench_servers["floor"], **bench_servers.env,
     )  # fmt: skip
+    for name in ("project", "reference", "floor"):
+        assert f"  given     {name} served at {bench_servers[name]} (not started by this run)\n" in out
     assert out.startswith("Receco load benchmark\n")
     assert "  load      bench/loadgen.py (Python threads), 2 connections, on loopback" in out
     assert re.search(r"^  scenario +req/s +p50 ms +p99 ms +of ref +of floor$", out, re.M)
@@ -111,14 +114,16 @@ def test_it_measures_the_project_beside_the_reference_and_the_floor(smoke):
 
 
 @pytest.mark.postgres
-def test_it_measures_receipt_counts_side_by_side(smoke):
-    """docs/scaling.md's --interleave at its smallest: each count's rows, then the goals."""
+def test_it_measures_receipt_counts_side_by_side(smoke, bench_servers):
+    """docs/scaling.md's --interleave at its smallest, on the smoke runs' servers: each
+    count's rows, then the goals."""
     out = smoke.run(
-        "run.py", "--receipts", RECEIPTS, "--interleave", "--duration", "1", "--warmup", "0", "--rounds", "1",
-        "--connections", "2", "--workers", "1", "--variants", "anonymous",
+        "run.py", "--receipts", RECEIPTS, "--interleave", "--duration", "0.2", "--warmup", "0", "--rounds", "1",
+        "--connections", "2", "--workers", "1", "--loadgen", "python", "--variants", "anonymous",
         "--only", "short code", "--only", "with a webhook",
         "--database-url", smoke.server, "--database-prefix", smoke.prefix, "--redis-url", smoke.redis_url,
-        "--port", str(free_ports(2)),
+        "--project-url", bench_servers["project"], "--reference-url", bench_servers["reference"],
+        **bench_servers.env,
     )  # fmt: skip
     for scenario in ("getReceipt by short code", "createReceiptFromPOS, with a webhook"):
         assert f"\n  {scenario}:      req/s   p50 ms   p99 ms   ratio to reference\n" in out

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django_tasks_db.models import DBTaskResult
 
 from merchants.models import Merchant
 from tests.receivers import SMTPServer
@@ -145,6 +146,21 @@ class Stack:
         return [
             line for log in (self.server.log, self.worker.log) for line in log.read_text().splitlines() if line.strip()
         ]
+
+
+def _until(condition, what: str, seconds: float = 60) -> None:
+    """Return once ``condition()`` holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.05)
+
+
+def _access_lines_of(log: Path, ids: list[str]) -> bool:
+    """Whether gunicorn's access line of each request of ``ids`` is in ``log`` (it is
+    written after the answer: the client may read the answer first)."""
+    text = log.read_text()
+    return all(re.search(rf" {re.escape(request_id)}(?![\w-])", text) for request_id in ids)
 
 
 def _text(data: bytes) -> str:
@@ -332,7 +348,10 @@ def _leaks(lines: list[str], secrets_by_name: dict[str, str]) -> dict[str, list[
 def test_no_line_of_the_service_or_the_worker_holds_a_secret(stack):
     secrets_by_name = {**_sale_flows(stack), **_locker_flow(stack), **_dashboard_flows(stack)}
     _refused_request_line(stack, secrets_by_name["invitation token"])
-    time.sleep(1)  # the last lines: the worker's sends, gunicorn's access lines after each answer
+    # The last lines: the worker's sends (every task it was given done), gunicorn's access
+    # line of each request (written after its answer).
+    _until(lambda: not DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists(), "the worker's tasks")
+    _until(lambda: _access_lines_of(stack.server.log, stack.ids), "an access line of each request")
     stack.worker.stop()
     stack.server.stop()
     lines = stack.lines()
@@ -354,7 +373,7 @@ def test_each_request_is_one_access_line(tmp_path, log_format):
         visitor = Browser(server, "visitor", ids)
         statuses = [visitor.get(path).status for path in ("/app/scan", "/app/my", "/api/trpc/noSuchProcedure")]
         assert statuses == [200, 200, 404]
-        time.sleep(0.5)  # gunicorn writes the access line after the answer
+        _until(lambda: _access_lines_of(server.log, ids), "an access line of each request")
     finally:
         server.stop()
         forget_cache_prefix()
@@ -430,7 +449,11 @@ def test_runserver_logs_no_secret(tmp_path):
                 assert time.monotonic() < deadline, output.read_text()[-3000:]
                 time.sleep(0.2)
         statuses = _get_all(f"http://127.0.0.1:{port}", post=True)
-        time.sleep(0.5)  # runserver writes a request's line after its answer
+        # runserver writes a request's line ("GET /path HTTP/1.1" 200 …) after its answer.
+        _until(
+            lambda: len(re.findall(r'"(?:GET|POST) [^"]*" \d{3} ', output.read_text())) > len(statuses),
+            "runserver's line of each request",
+        )
     finally:
         process.terminate()
         process.wait(timeout=10)
