@@ -76,7 +76,7 @@ def start(prefix: Path, port: int, upstream: str, **limits: str) -> Proxy:
     access log on stdout, temporary files). Returns once it accepts connections."""
     binary = nginx_binary()
     if binary is None:
-        raise FileNotFoundError("nginx is not installed (apt-get install nginx-light)")
+        raise FileNotFoundError("nginx is not installed (apt-get install nginx)")
     (prefix / "conf.d").mkdir(parents=True, exist_ok=True)
     (prefix / "temp").mkdir(exist_ok=True)
     shutil.copyfile(MAIN, prefix / "nginx.conf")

@@ -24,7 +24,7 @@ from deploy import proxy as shipped
 from tests import databases
 from tests.servers import closed_port, forget_cache_prefix, free_port, start_gunicorn
 
-pytestmark = pytest.mark.skipif(shipped.nginx_binary() is None, reason="needs nginx (apt-get install nginx-light)")
+pytestmark = pytest.mark.skipif(shipped.nginx_binary() is None, reason="needs nginx (apt-get install nginx)")
 
 ATTACKER, CLIENT = "127.0.0.1", "127.0.0.2"
 COMPOSE = shipped.compose_environment()
