@@ -352,6 +352,9 @@ def test_gunicorn_unreachable_is_503_with_retry_after(tmp_path):
             front.stop()
     assert status == "HTTP/1.1 503 Service Temporarily Unavailable"
     assert headers["Retry-After"] == "5"
+    # The proxy's access line: gunicorn, which logs the requests it serves, never saw it.
+    line = rf'{re.escape(CLIENT)} "GET" 503 {len(body)} \d+\.\d{{3}} proxy\n'
+    assert re.fullmatch(line, front.access_log.read_text())
     assert json.loads(body) == _envelope(
         503, "SERVICE_UNAVAILABLE", "The service is not answering; try again in a few seconds"
     )
