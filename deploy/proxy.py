@@ -87,10 +87,12 @@ def start(prefix: Path, port: int, upstream: str, **limits: str) -> Proxy:
         "RECECO_PROXY_UPSTREAM": upstream,
     }
     (prefix / "conf.d" / "receco.conf").write_text(render(TEMPLATE.read_text(), values))
-    command = [
-        binary, "-p", f"{prefix}/", "-c", str(prefix / "nginx.conf"),
-        "-g", f"daemon off; pid {prefix / 'nginx.pid'}; error_log {prefix / 'error.log'} notice;",
-    ]  # fmt: skip
+    settings = f"daemon off; pid {prefix / 'nginx.pid'}; error_log {prefix / 'error.log'} notice;"
+    if os.geteuid() == 0:
+        # Started by root, nginx's workers would run as nobody, who may not enter the
+        # prefix (pytest's temporary directories are the user's alone).
+        settings += " user root;"
+    command = [binary, "-p", f"{prefix}/", "-c", str(prefix / "nginx.conf"), "-g", settings]
     with (prefix / "access.log").open("ab") as access, (prefix / "error.log").open("ab") as errors:
         process = subprocess.Popen(command, stdout=access, stderr=errors)  # noqa: S603 (the command is ours)
     proxy = Proxy(process, port, prefix)

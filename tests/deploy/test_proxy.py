@@ -273,6 +273,24 @@ def test_a_chunk_size_beyond_the_body_limit_is_refused_at_once(site):
     )
 
 
+def test_a_client_still_sending_a_refused_body_reads_the_answer(site):
+    """Issue 26.7: a server that answers 413 and closes with the body unread resets the
+    connection, and a client still sending could lose the answer. nginx drains what the
+    client still sends (lingering_timeout, 5 s) before it closes; the pause makes the race
+    certain."""
+    front, _ = site
+    chunk = b"10000\r\n" + b" " * 0x10000 + b"\r\n"
+    head = b"POST /api/trpc/createReceiptFromPOS HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked\r\n\r\n"
+    with _connect(front, CLIENT, timeout=30) as sock:
+        sock.sendall(head + chunk * 24)
+        time.sleep(2.5)  # the answer is sent meanwhile
+        sock.sendall(chunk * 24 + b"0\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        status, _, body = _answer(sock)
+    assert status == "HTTP/1.1 413 Request Entity Too Large"
+    assert json.loads(body)["error"]["data"] == {"code": "PAYLOAD_TOO_LARGE", "httpStatus": 413}
+
+
 def test_a_content_length_beyond_the_body_limit_is_refused_before_the_body(site):
     front, _ = site
     status, _, body = _ask(
@@ -319,13 +337,19 @@ REFUSALS = [
     (b"GET /healthz HTTP/1.1\r\n" + HOST + b"Content-Length: 1\r\nContent-Length: 2\r\n\r\n",
      "HTTP/1.1 400 Bad Request", 400, "INVALID_INPUT", "Malformed HTTP request (400 Bad Request)"),
     (b"NOT HTTP\r\n\r\n", "HTTP/1.1 400 Bad Request", 400, "INVALID_INPUT", "Malformed HTTP request (400 Bad Request)"),
+    (b"POST /api/trpc/voidReceipt HTTP/1.1\r\n" + HOST + b"Content-Length: abc\r\n\r\n{}",
+     "HTTP/1.1 400 Bad Request", 400, "INVALID_INPUT", "Malformed HTTP request (400 Bad Request)"),
+    (b"POST /api/trpc/voidReceipt HTTP/1.1\r\n" + HOST + b"Content-Length: -1\r\n\r\n{}",
+     "HTTP/1.1 400 Bad Request", 400, "INVALID_INPUT", "Malformed HTTP request (400 Bad Request)"),
+    (b"POST /api/trpc/voidReceipt HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+     "HTTP/1.1 400 Bad Request", 400, "INVALID_INPUT", "Malformed HTTP request (400 Bad Request)"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("request_bytes", "status_line", "status", "code", "message"),
     REFUSALS,
-    ids=["request line", "header", "transfer coding", "two lengths", "not http"],
+    ids=["request line", "header", "transfer coding", "two lengths", "not http", "length abc", "length -1", "chunk"],
 )
 def test_what_the_proxy_refuses_is_the_apis_envelope_documented_on_every_path(
     site, request_bytes, status_line, status, code, message
