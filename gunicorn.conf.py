@@ -10,14 +10,11 @@ from receco.lib.env import envbool, envstr
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
-# Each request is read whole (within RECECO_REQUEST_READ_SECONDS) by an event loop before
-# the worker serves it, so that slow clients (slowloris) hold no worker; what gunicorn
-# itself refuses (a request line or header over these limits, a malformed header) is
-# answered as the API's JSON envelope, like every other failure.
-worker_class = "receco.lib.gunicorn_workers.BufferingWorker"
-# Connections each worker reads at once (requests arriving, answers draining); past it,
-# new ones wait in the listen queue.
-worker_connections = 1000
+# gunicorn's own worker class. In production nginx is in front (compose.yaml, deploy/nginx):
+# it reads each request whole and takes each answer whole, so a worker never waits for a
+# slow client, and it refuses what can be refused at once. Without it (a laptop), a slow
+# client holds a worker: docs/deployment.md, "Without the proxy".
+worker_class = "sync"
 # Connections the kernel holds, handshake done, until a worker accepts them (gunicorn's
 # default is 2048): a crowd of clients arriving at once, a city's tills reconnecting after
 # an outage, waits here rather than have its connections dropped and sent again a second

@@ -1,10 +1,12 @@
-"""Many connections: the service as the image runs it, under 256 concurrent connections.
+"""Many connections: the service as compose.yaml runs it, under 256 concurrent connections.
 
     python bench/connections.py --connections 256 --workers 5 --duration 10 --rounds 3
 
-Serves the project with the image's own gunicorn settings (gunicorn.conf.py: the
-buffering worker, its listen backlog and timeouts, the access log written to a file),
-on a database that bench/run.py prepares (migrated and seeded, reused), and drives
+Serves the project with the image's own gunicorn settings (gunicorn.conf.py: its worker
+class, listen backlog and timeouts, the access log written to a file) behind the shipped
+nginx (deploy/nginx, its per-address limits raised: the load comes from one address),
+or with ``--front direct`` alone, on a database that bench/run.py prepares (migrated and
+seeded, reused), and drives
 getReceipt by token and createReceiptFromPOS with wrk (bench/wrk.lua) from that many
 connections, in two shapes:
 
@@ -16,9 +18,10 @@ connections, in two shapes:
 
 Each row shows req/s, p50, p99 and max, and every failure: wrk's socket errors
 (connect: refused or reset while connecting, read, write, timeout) and answers other
-than 2xx, then the service's own account from its access log (answers by status). With
-``--workers 3 --workers 5`` (or ``--worker-class`` twice) each configuration is served at
-once by a server of its own, and the rounds take turns between them.
+than 2xx, then the service's own account from its access logs (answers by status). With
+``--workers 3 --workers 5`` (or ``--worker-class``, ``--threads`` or ``--front`` twice)
+each configuration is served at once by a server of its own, and the rounds take turns
+between them.
 """
 
 import argparse
@@ -40,7 +43,8 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.servers import (  # noqa: E402
-    BUFFERING,
+    FRONTS,
+    IMAGE_WORKER_CLASS,
     ROOT,
     Config,
     answers_by_status,
@@ -99,7 +103,11 @@ def main() -> None:
     prepare_database(args, url, count, seeding_merchants(count))
     workdir = Path(tempfile.mkdtemp(prefix="receco-connections-"))
     scenarios = [s for s in draw_scenarios(url, workdir) if s.name in ("getReceipt by token", CREATE_SCENARIO)]
-    configs = [Config(w, c) for c, w in itertools.product(args.worker_class, args.workers)]
+    configs = [
+        Config(w, c, t if c == "gthread" else 1, f)
+        for f, c, t, w in itertools.product(args.front, args.worker_class, args.threads, args.workers)
+    ]
+    configs = list(dict.fromkeys(configs))  # --threads only varies gthread
     env = project_env(args, url, f"http://127.0.0.1:{args.port}")
     servers = {config: serve_image(config, args.port + index, env, workdir) for index, config in enumerate(configs)}
     try:
@@ -137,7 +145,17 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=256, help="concurrent connections")
     parser.add_argument("--workers", type=int, action="append", help="gunicorn workers (repeatable; default 5)")
     parser.add_argument(
-        "--worker-class", action="append", help=f"gunicorn worker class (repeatable; default {BUFFERING})"
+        "--worker-class", action="append", help=f"gunicorn worker class (repeatable; default {IMAGE_WORKER_CLASS})"
+    )
+    parser.add_argument(
+        "--threads", type=int, action="append", help="gthread's threads a worker (repeatable; default 1)"
+    )
+    parser.add_argument(
+        "--front",
+        action="append",
+        choices=FRONTS,
+        help="proxy: the shipped nginx in front, as compose.yaml runs it; direct: gunicorn alone"
+        " (repeatable; default proxy)",
     )
     parser.add_argument(
         "--think-ms", type=float, default=500, help="paced: mean wait between requests (0: no paced run)"
@@ -170,7 +188,9 @@ def _arguments() -> argparse.Namespace:
     )
     args = parser.parse_args()
     args.workers = args.workers or [5]
-    args.worker_class = args.worker_class or [BUFFERING]
+    args.worker_class = args.worker_class or [IMAGE_WORKER_CLASS]
+    args.threads = args.threads or [1]
+    args.front = args.front or ["proxy"]
     args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
     return args
 
@@ -180,7 +200,8 @@ def _header(args) -> str:
         [
             "Receco under many connections",
             f"  date      {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {os.cpu_count()} cores",
-            "  servers   gunicorn with gunicorn.conf.py (the image's: backlog, timeouts, access log to a file)",
+            "  servers   gunicorn with gunicorn.conf.py (the image's: backlog, timeouts, access log to a file),"
+            " behind deploy/nginx (proxy) or alone (direct)",
             f"  load      wrk, {args.connections} connections (timeout {WRK_TIMEOUT}); flat out"
             + (
                 f", and paced with a random wait of mean {args.think_ms:g} ms between an answer and the next request"

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.agents import DelayProxy, agent_env, backlog_done, health, queue_sales, rss_kib, run_pos  # noqa: E402
 from bench.servers import (  # noqa: E402
-    BUFFERING,
+    IMAGE_WORKER_CLASS,
     LIMIT_ENV,
     PYTHON,
     ROOT,
@@ -182,7 +182,7 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--timeout", type=float, default=600, help="give up when the backlog takes longer (seconds)")
     parser.add_argument("--workers", type=int, default=5, help="gunicorn workers")
-    parser.add_argument("--worker-class", default=BUFFERING)
+    parser.add_argument("--worker-class", default=IMAGE_WORKER_CLASS)
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),

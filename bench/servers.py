@@ -1,6 +1,7 @@
 """Serving the project for a benchmark: its environment and database, gunicorn with the
 benchmark's settings (bench/gunicorn.conf.py) or with the image's (gunicorn.conf.py),
-and what a served project said (its access log, its metrics).
+alone or behind the shipped nginx (deploy/nginx, as compose.yaml runs it), and what a
+served project said (its access logs, its metrics).
 
 bench/run.py, bench/connections.py, bench/drain.py, bench/reconnect.py and bench/cpu.py
 serve (or run in-process) the same project the same way through these.
@@ -27,7 +28,17 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-BUFFERING = "receco.lib.gunicorn_workers.BufferingWorker"
+# The image's worker class, as gunicorn.conf.py names it.
+IMAGE_WORKER_CLASS = re.search(
+    r'^worker_class = "(.+)"$', (ROOT / "gunicorn.conf.py").read_text(), flags=re.MULTILINE
+).group(1)
+# The proxy's per-address limits, raised as the service's are (LIMIT_ENV): the load comes
+# from one address, and every request still passes through the limits.
+PROXY_LIMITS = {
+    "RECECO_PROXY_CONNECTIONS": "65535",
+    "RECECO_PROXY_RATE": "1000000r/s",
+    "RECECO_PROXY_BURST": "1000000",
+}
 
 # Settings for the project's processes. The limits are raised far above what two cores
 # can serve, so every request still goes through the limiter and none is refused.
@@ -37,10 +48,9 @@ LIMIT_ENV = {
     "RECECO_RATELIMIT_FAILED_LOOKUPS": "60000000/m",
 }
 
-# gunicorn.conf.py's access line: host "METHOD path" status bytes ...
+# gunicorn.conf.py's access line: host "METHOD path" status bytes ...; and the proxy's,
+# for what it answered itself: host "METHOD" status bytes ...
 _STATUS = re.compile(rb'" (\d{3}) ')
-# receco.lib.gunicorn_workers' line for the requests it shed
-_SHED = re.compile(rb"Busy: answered 503 to (\d+) request")
 
 
 # -- the database ------------------------------------------------------------------------
@@ -128,19 +138,26 @@ class Server:
 @dataclass
 class ImageServer(Server):
     access_log: Path = Path()
+    proxy: object = None  # deploy.proxy.Proxy in front, or None
+
+
+FRONTS = ("proxy", "direct")
 
 
 @dataclass(frozen=True)
 class Config:
-    """How the image's server runs: its workers and their class."""
+    """How the image's server runs: its workers, their class and threads, and what is in
+    front of it: the shipped nginx (``proxy``, as compose.yaml runs them) or nothing."""
 
     workers: int
     worker_class: str
+    threads: int = 1
+    front: str = "direct"
 
     @property
     def name(self) -> str:
-        kind = "buffering" if self.worker_class == BUFFERING else self.worker_class
-        return f"{self.workers} {kind}"
+        threads = f" x{self.threads}" if self.worker_class == "gthread" else ""
+        return f"{self.workers} {self.worker_class}{threads}, {self.front}"
 
 
 def serve(args, app: str, port: int, env: dict, log: Path) -> Server:
@@ -162,21 +179,31 @@ def serve(args, app: str, port: int, env: dict, log: Path) -> Server:
 
 def serve_image(config: Config, port: int, env: dict, workdir: Path) -> ImageServer:
     """gunicorn serving the project as the image does (gunicorn.conf.py), its access and
-    error logs written in ``workdir``."""
-    prefix = workdir / f"{config.workers}-{config.worker_class.rsplit('.', 1)[-1]}"
+    error logs written in ``workdir``; on ``port``, or with ``config.front`` "proxy" behind
+    the shipped nginx on ``port`` (gunicorn then on a free port), as compose.yaml runs them."""
+    prefix = workdir / f"{config.workers}-{config.worker_class}-{config.threads}-{config.front}"
     access_log, error_log = Path(f"{prefix}.access.log"), Path(f"{prefix}.error.log")
+    web_port = free_port() if config.front == "proxy" else port
     command = [
         PYTHON, "-m", "gunicorn", "receco.wsgi:application",
         "--config", str(ROOT / "gunicorn.conf.py"),
-        "--bind", f"127.0.0.1:{port}",
+        "--bind", f"127.0.0.1:{web_port}",
         "--workers", str(config.workers),
         "--worker-class", config.worker_class,
+        "--threads", str(config.threads),
         "--access-logfile", str(access_log),
         "--error-logfile", str(error_log),
     ]  # fmt: skip
     env = dict(env, RECECO_WEB_URL=f"http://127.0.0.1:{port}", DJANGO_LOG_LEVEL="WARNING")
+    if config.front == "proxy":
+        env["RECECO_TRUSTED_PROXY_COUNT"] = "1"
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log)
+    front = None
+    if config.front == "proxy":
+        from deploy import proxy
+
+        front = proxy.start(Path(f"{prefix}.nginx"), port, f"127.0.0.1:{web_port}", **PROXY_LIMITS)
+    return ImageServer(process, f"http://127.0.0.1:{port}", error_log, access_log, front)
 
 
 def wait_until_up(server: Server, timeout: float = 120) -> None:  # three servers start at once, on a busy machine
@@ -188,15 +215,19 @@ def wait_until_up(server: Server, timeout: float = 120) -> None:  # three server
         try:
             urllib.request.urlopen(server.url + "/api/trpc/getReceipt", timeout=2)
             return
-        except urllib.error.HTTPError:
-            return  # any HTTP answer means the workers are serving
+        except urllib.error.HTTPError as answer:
+            if answer.headers.get("X-Request-Id"):
+                return  # any answer of the service's means the workers are serving
+            time.sleep(0.2)  # the proxy's own (gunicorn not up yet)
         except OSError:
             time.sleep(0.2)
     sys.exit(f"gunicorn for {server.url} did not answer within {timeout:g} s")
 
 
 def stop(server: Server) -> None:
-    """Stop ``server`` (SIGTERM, then SIGKILL after 30 s)."""
+    """Stop ``server`` (SIGTERM, then SIGKILL after 30 s), and the proxy in front of it."""
+    if getattr(server, "proxy", None) is not None:
+        server.proxy.stop()
     if server.process.poll() is None:
         server.process.send_signal(signal.SIGTERM)
         try:
@@ -217,17 +248,18 @@ def free_port() -> int:
 
 
 def answers_by_status(server: ImageServer) -> Counter:
-    """The answers of the server by status, from its access log, and the requests it shed
-    (503, said only in its error log: they are answered before any worker serves them).
-    Read once the server has stopped: a worker says its last ones as it exits."""
+    """The answers of the server by status, from gunicorn's access log, and those of the
+    proxy in front, if any, from its own (it logs only what it answered itself: refusals,
+    gunicorn unreachable). Read once the server has stopped: a worker says its last ones
+    as it exits."""
     found = Counter()
-    if server.access_log.exists():
-        for line in server.access_log.read_bytes().splitlines():
-            match = _STATUS.search(line)
-            if match:
-                found[int(match.group(1))] += 1
-    if server.log.exists():
-        found[503] += sum(int(count) for count in _SHED.findall(server.log.read_bytes()))
+    logs = [server.access_log] + ([server.proxy.access_log] if server.proxy is not None else [])
+    for log in logs:
+        if log.exists():
+            for line in log.read_bytes().splitlines():
+                match = _STATUS.search(line)
+                if match:
+                    found[int(match.group(1))] += 1
     return +found
 
 

@@ -152,17 +152,10 @@ _web_host = urlsplit(RECECO_WEB_URL).hostname or ""
 ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", _web_host])
 CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS", [RECECO_WEB_URL])
 
-# Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed.
+# Request bodies over this size answer 413 PAYLOAD_TOO_LARGE before they are parsed. The
+# proxy in front refuses them too (deploy/nginx: client_max_body_size, kept the same).
 RECECO_MAX_BODY_BYTES = envint("RECECO_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = RECECO_MAX_BODY_BYTES
-# A request (head and body) must arrive whole within this many seconds, or it is answered
-# 408: gunicorn's buffering worker (receco.lib.gunicorn_workers) reads it before serving.
-RECECO_REQUEST_READ_SECONDS = envint("RECECO_REQUEST_READ_SECONDS", 10, minimum=1)
-# A request that has waited this many seconds for a worker since it arrived is
-# answered 503 with Retry-After instead of served (0: never): its client (a till's sale
-# waits 5 s) has given up or is about to, and serving it would only make the requests
-# behind it wait longer. A crowd then backs off instead of timing out and sending again.
-RECECO_QUEUE_SECONDS = envint("RECECO_QUEUE_SECONDS", 5, minimum=0)
 
 # Phone numbers given without a country code are read as numbers of this region.
 RECECO_PHONE_REGION = envstr("RECECO_PHONE_REGION", "NG").upper()

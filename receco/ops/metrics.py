@@ -54,11 +54,6 @@ FAIL_OPEN = Counter(
     ["operation"],
     registry=_registry,
 )
-SHED = Counter(
-    "receco_requests_shed",
-    "Requests answered 503 by gunicorn's buffering worker, unserved: they waited over RECECO_QUEUE_SECONDS for it",
-    registry=_registry,
-)
 
 # Children of REQUESTS and LATENCY by label values: .labels() takes a lock and checks
 # its arguments, on every request.
@@ -102,12 +97,6 @@ def rate_limit_refused(limit: str) -> None:
     """Count one call refused by the rate limit named ``limit``."""
     if settings.RECECO_METRICS:
         REFUSALS.labels(limit).inc()
-
-
-def requests_shed(count: int = 1) -> None:
-    """Count ``count`` requests answered 503 unserved (receco.lib.gunicorn_workers)."""
-    if settings.RECECO_METRICS:
-        SHED.inc(count)
 
 
 def cache_failed_open(operation: str) -> None:

@@ -7,7 +7,6 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.validators import RegexValidator
-from gunicorn.http import errors as gunicorn_errors
 from openapi_spec_validator import validate
 from rest_framework import fields, serializers
 
@@ -15,7 +14,6 @@ from agentapi.openapi import rules
 from agentapi.openapi.document import build, document, input_of
 from agentapi.openapi.fields import text_pattern
 from agentapi.openapi.inputs import INPUTS
-from receco.lib.gunicorn_workers import refusal
 from receco.lib.trpc import HTTP_STATUS, PROCEDURES, Procedure
 
 
@@ -90,25 +88,6 @@ def test_every_error_code_the_router_knows_is_documented():
         for response in document()["components"]["responses"].values()
     }
     assert documented == set(HTTP_STATUS)
-
-
-@pytest.mark.parametrize(
-    "exception",
-    [
-        gunicorn_errors.LimitRequestLine(9000, 8190),
-        gunicorn_errors.LimitRequestHeaders("too long"),
-        gunicorn_errors.UnsupportedTransferCoding("gzip"),
-        gunicorn_errors.ExpectationFailed("x"),
-        gunicorn_errors.InvalidHeader("Content-Length"),
-    ],
-)
-def test_the_http_servers_refusals_are_documented_on_every_path(exception):
-    status, _, body = refusal(exception)
-    code = json.loads(body)["error"]["data"]["code"]
-    for item in document()["paths"].values():
-        (operation,) = item.values()
-        response = _resolve(operation["responses"][str(status)])
-        assert response["description"].startswith(f"{code}: ")
 
 
 def test_mutations_document_413_and_queries_do_not():

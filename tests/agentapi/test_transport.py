@@ -2,8 +2,6 @@
 gunicorn: chunked bodies, /api/trpc without its slash, the largest batch over GET."""
 
 import json
-import socket
-import time
 import urllib.parse
 
 import pytest
@@ -65,22 +63,6 @@ def test_a_chunked_body_over_the_limit_is_413(served):
             "data": {"code": "PAYLOAD_TOO_LARGE", "httpStatus": 413, "path": "createReceiptFromPOS"},
         }
     }
-
-
-def test_a_client_still_sending_a_refused_body_reads_the_answer(served):
-    """Issue 26.7: the test above failed once with ENOTCONN. The server answered 413 having
-    read a little over the limit, then closed with the rest of the body unread, which
-    resets the connection: a client still sending saw its send or shutdown fail, and
-    could lose the answer. The pause makes that race certain; the server now drains
-    what the client still sends before it closes."""
-    request = _chunked("/api/trpc/createReceiptFromPOS", b" " * (3 * 1024 * 1024), 65536)
-    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
-        sock.sendall(request[: 1536 * 1024])
-        time.sleep(2.5)  # the answer is sent meanwhile, and gunicorn's own linger (2 s) ends
-        sock.sendall(request[1536 * 1024 :])
-        sock.shutdown(socket.SHUT_WR)
-        answer = sock.makefile("rb").read()
-    assert _answer(answer)[0] == 413
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from bench import connections, servers
+from deploy import proxy as shipped_proxy
 from tests.bench.conftest import RECEIPTS, free_ports
 
 
@@ -43,17 +44,24 @@ def test_a_row_without_failures_says_none():
 
 def test_a_row_meets_the_goal_only_under_100_ms_and_without_failures():
     results = {
-        ("getReceipt by token", "anonymous", "5 buffering", "paced"): [connections.measure_of(_wrk(5000, 40_000))],
-        ("getReceipt by token", "anonymous", "5 buffering", "flat out"): [connections.measure_of(_wrk(9000, 140_000))],
-        ("a sale", "live key", "5 buffering", "paced"): [connections.measure_of(_wrk(4000, 30_000, read_errors=1))],
+        ("getReceipt by token", "anonymous", "5 sync, proxy", "paced"): [connections.measure_of(_wrk(5000, 40_000))],
+        ("getReceipt by token", "anonymous", "5 sync, proxy", "flat out"): [
+            connections.measure_of(_wrk(9000, 140_000))
+        ],
+        ("a sale", "live key", "5 sync, proxy", "paced"): [connections.measure_of(_wrk(4000, 30_000, read_errors=1))],
     }
-    statuses = {servers.Config(5, servers.BUFFERING): Counter({200: 18_000, 503: 2})}
+    statuses = {servers.Config(5, "sync", front="proxy"): Counter({200: 18_000, 503: 2})}
     assert connections.verdicts(results, statuses) == [
-        (True, "5 buffering, getReceipt by token, anonymous, paced: p99 40 ms (< 100 ms), failures: none"),
-        (False, "5 buffering, getReceipt by token, anonymous, flat out: p99 140 ms (< 100 ms), failures: none"),
-        (False, "5 buffering, a sale, live key, paced: p99 30 ms (< 100 ms), failures: read 1"),
-        (False, "5 buffering: the service answered 2 requests with 5xx"),
+        (True, "5 sync, proxy, getReceipt by token, anonymous, paced: p99 40 ms (< 100 ms), failures: none"),
+        (False, "5 sync, proxy, getReceipt by token, anonymous, flat out: p99 140 ms (< 100 ms), failures: none"),
+        (False, "5 sync, proxy, a sale, live key, paced: p99 30 ms (< 100 ms), failures: read 1"),
+        (False, "5 sync, proxy: the service answered 2 requests with 5xx"),
     ]
+
+
+def test_a_configuration_is_named_by_its_workers_threads_and_front():
+    assert servers.Config(5, "sync").name == "5 sync, direct"
+    assert servers.Config(3, "gthread", threads=4, front="proxy").name == "3 gthread x4, proxy"
 
 
 # gunicorn.conf.py's access lines: host "METHOD path" status bytes time-in-a-worker request-id
@@ -82,14 +90,17 @@ def test_the_backends_waits_are_shown_as_backends_per_sample():
 
 @pytest.mark.postgres
 def test_it_serves_the_image_under_load_and_counts_every_answer(smoke):
-    """As docs/benchmarks.md runs it, at its smallest: a row of figures and failures per
-    scenario, the service's answers from its access log, then the goals."""
+    """As docs/benchmarks.md runs it, at its smallest (behind the shipped nginx, as by
+    default): a row of figures and failures per scenario, the service's answers from its
+    access logs, then the goals."""
     if not shutil.which("wrk"):
         message = "needs wrk (apt-get install wrk): bench/connections.py drives its load with it"
         # .ci/run installs it: there its absence is a failure, as Chromium's is.
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message)
         pytest.skip(message)
+    if shipped_proxy.nginx_binary() is None:
+        pytest.skip("needs nginx (apt-get install nginx): bench/connections.py serves behind it")
     out = smoke.run(
         "connections.py", "--receipts", RECEIPTS, "--duration", "1", "--warmup", "0", "--rounds", "1",
         "--connections", "4", "--workers", "1", "--think-ms", "0", "--variants", "anonymous",
@@ -99,7 +110,7 @@ def test_it_serves_the_image_under_load_and_counts_every_answer(smoke):
     assert out.startswith("Receco under many connections\n")
     assert "; flat out only (--think-ms 0)\n" in out
     for scenario in ("getReceipt by token", "createReceiptFromPOS, fresh tokens"):
-        row = rf"^  {scenario}, anonymous, 1 buffering, flat out +\d+ +\d+\.\d +\d+\.\d +\d+\.\d  none$"
+        row = rf"^  {scenario}, anonymous, 1 sync, proxy, flat out +\d+ +\d+\.\d +\d+\.\d +\d+\.\d  none$"
         assert re.search(row, out, re.M), f"no row of figures for {scenario}:\n{out}"
-    assert re.search(r"^    1 buffering +200: [\d,]+", out, re.M)
+    assert re.search(r"^    1 sync, proxy +200: [\d,]+", out, re.M)
     assert "\nGoals\n" in out

@@ -1,9 +1,10 @@
 """What a served project said (bench/servers.py): its answers by status are read from its
-access log, and the requests it shed from its error log."""
+access log, and from the proxy's for what the proxy answered itself."""
 
 from collections import Counter
 
 from bench import servers
+from deploy.proxy import Proxy
 
 
 def _server(tmp_path, access: bytes, errors: bytes) -> servers.ImageServer:
@@ -25,11 +26,11 @@ def test_the_services_answers_are_read_from_its_access_log(tmp_path):
     assert servers.status_text(statuses) == "200: 2; 503: 1"
 
 
-def test_the_requests_shed_are_read_from_its_error_log(tmp_path):
-    """A request shed is answered before a worker serves it: no access line, only the
-    worker's error-log lines say how many."""
-    errors = (
-        b"[2026-11-26 13:50:01 +0000] [7] [WARNING] Busy: answered 503 to 1 request(s) that waited over 5 s\n"
-        b"[2026-11-26 13:50:02 +0000] [8] [WARNING] Busy: answered 503 to 41 request(s) that waited over 5 s\n"
-    )
-    assert servers.answers_by_status(_server(tmp_path, ACCESS, errors)) == Counter({200: 2, 503: 43})
+def test_the_proxys_own_answers_are_added_from_its_access_log(tmp_path):
+    """The proxy logs only what it answered itself (deploy/nginx): a refusal, gunicorn
+    unreachable; what gunicorn served is in gunicorn's log alone."""
+    server = _server(tmp_path, ACCESS, b"")
+    server.proxy = Proxy(None, 1, tmp_path / "nginx")
+    server.proxy.prefix.mkdir()
+    server.proxy.access_log.write_bytes(b'127.0.0.1 "POST" 429 160 0.000 proxy\n127.0.0.1 "GET" 503 140 0.001 proxy\n')
+    assert servers.answers_by_status(server) == Counter({200: 2, 503: 2, 429: 1})

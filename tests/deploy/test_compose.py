@@ -94,8 +94,8 @@ def test_compose_yaml_is_valid_under_the_compose_specification(compose):
     assert errors == []
 
 
-def test_the_services_are_web_worker_scheduler_migrations_postgresql_and_redis(compose):
-    assert set(compose["services"]) == {"postgres", "redis", "migrate", "web", "worker", "scheduler"}
+def test_the_services_are_proxy_web_worker_scheduler_migrations_postgresql_and_redis(compose):
+    assert set(compose["services"]) == {"postgres", "redis", "migrate", "proxy", "web", "worker", "scheduler"}
     assert "command" not in compose["services"]["web"]  # the image's: gunicorn
     assert compose["services"]["worker"]["command"] == ["python", "manage.py", "db_worker"]
     assert compose["services"]["migrate"]["command"] == ["python", "manage.py", "migrate", "--no-input"]
@@ -104,7 +104,7 @@ def test_the_services_are_web_worker_scheduler_migrations_postgresql_and_redis(c
     assert compose["services"]["scheduler"]["command"] == ["python", "manage.py", "runscheduler"]
 
 
-@pytest.mark.parametrize("name", ["postgres", "redis", "web"], ids=["database", "cache", "web"])
+@pytest.mark.parametrize("name", ["postgres", "redis", "web", "proxy"], ids=["database", "cache", "web", "proxy"])
 def test_the_long_running_services_have_health_checks(compose, name):
     assert compose["services"][name]["healthcheck"]["test"][0] == "CMD"
 
@@ -166,14 +166,49 @@ def test_env_example_sends_email_by_smtp(example_env):
     assert parse_email_url("EMAIL_URL", example_env["EMAIL_URL"])["EMAIL_BACKEND"].endswith(".smtp.EmailBackend")
 
 
-def test_the_web_service_reads_whole_requests_before_a_worker_serves_them(compose):
-    """Issue 19.8: the deployment withstands slow clients (tests/receco/test_slow_clients.py
-    replays them against gunicorn.conf.py): the web service runs the image's command,
-    gunicorn with gunicorn.conf.py, whose worker class reads each request whole first."""
+def test_only_the_proxy_publishes_a_port(compose, example_env):
+    """Issue 32.6: compose.yaml published gunicorn itself, and one client filled every
+    connection slot. Now nginx is in front (tests/deploy/test_proxy.py replays the attacks
+    on deploy/nginx), and gunicorn is reached on compose's network alone."""
+    published = {name: service["ports"] for name, service in compose["services"].items() if "ports" in service}
+    assert list(published) == ["proxy"]
+    assert _interpolate(published["proxy"], example_env) == ["8000:80"]
+    assert compose["services"]["proxy"]["environment"]["RECECO_PROXY_LISTEN"] == "80"
+
+
+def test_the_proxy_passes_to_gunicorn_once_it_is_healthy(compose):
+    proxy = compose["services"]["proxy"]
+    assert proxy["image"] == "nginx:1.27"
+    assert proxy["environment"]["RECECO_PROXY_UPSTREAM"] == "web:8000"
+    assert proxy["depends_on"] == {"web": {"condition": "service_healthy"}}
+    assert "http://127.0.0.1/healthz" in proxy["healthcheck"]["test"]
+    # Its two files, from the repository, where the image reads them.
+    assert proxy["volumes"] == [
+        "./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro",
+        "./deploy/nginx/receco.conf.template:/etc/nginx/templates/receco.conf.template:ro",
+    ]
+    assert proxy["command"][:5] == ["nginx", "-p", "/var/cache/nginx/", "-c", "/etc/nginx/nginx.conf"]
+
+
+def test_the_proxys_environment_fills_every_blank_of_its_template(compose):
+    template = (ROOT / "deploy" / "nginx" / "receco.conf.template").read_text()
+    names = set(re.findall(r"\$\{([A-Z_]+)\}", template))
+    assert names == set(compose["services"]["proxy"]["environment"])
+
+
+def test_behind_the_proxy_the_service_reads_one_proxys_x_forwarded_for(compose, example_env):
+    """The proxy appends the client's address; the service reads the last one (the
+    setting's own default, 0, would count the proxy as every client)."""
+    unset = {name: value for name, value in example_env.items() if name != "RECECO_TRUSTED_PROXY_COUNT"}
+    assert _interpolate(compose["services"]["web"]["environment"], unset)["RECECO_TRUSTED_PROXY_COUNT"] == "1"
+    assert example_env["RECECO_TRUSTED_PROXY_COUNT"] == "1"
+
+
+def test_the_web_service_runs_a_standard_gunicorn_worker(compose):
+    """The image's command, gunicorn with gunicorn.conf.py, whose worker class is one of
+    gunicorn's own (issue 34.2: no worker on gunicorn's internals)."""
     assert "command" not in compose["services"]["web"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'CMD ["gunicorn", "--config", "gunicorn.conf.py", "receco.wsgi"]' in dockerfile
     config = (ROOT / "gunicorn.conf.py").read_text()
-    assert re.findall(r"^worker_class = (.+)$", config, flags=re.MULTILINE) == [
-        '"receco.lib.gunicorn_workers.BufferingWorker"'
-    ]
+    assert re.findall(r"^worker_class = (.+)$", config, flags=re.MULTILINE) == ['"sync"']
