@@ -11,8 +11,7 @@ browser shows, and an API call is never redirected to HTTPS: a POST would be los
 The procedures are also answered at ``/api/<procedure>`` (see receco.lib.trpc).
 
 Every call pays for what is here, so it is kept short: the Host header is checked once
-per process for each value it takes (``checked_host``), and the headers, all made here,
-are set without Django's per-header checks (receco.lib.responses).
+per process for each value it takes (``checked_host``).
 """
 
 from django.conf import settings
@@ -21,7 +20,6 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
 from agentapi.views import trpc
-from receco.lib.responses import set_made
 from receco.lib.trpc import procedure_path
 
 # Hosts (as the request names them: Host, or X-Forwarded-Host when trusted) that passed
@@ -40,9 +38,9 @@ class ApiShortcutMiddleware:
             return self.get_response(request)
         checked_host(request)  # DisallowedHost becomes the 400 envelope (agentapi.handlers)
         response = trpc(request, path)
-        set_made(response, "Content-Length", str(len(response.content)))
-        set_made(response, "X-Frame-Options", settings.X_FRAME_OPTIONS)
-        set_made(response, "X-Content-Type-Options", "nosniff")
+        response["Content-Length"] = str(len(response.content))
+        response["X-Frame-Options"] = settings.X_FRAME_OPTIONS
+        response["X-Content-Type-Options"] = "nosniff"
         return response
 
 
