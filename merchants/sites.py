@@ -117,8 +117,10 @@ class DashboardSite(admin.AdminSite):
             model = ContentType.objects.get_for_id(content_type_id).model_class()
         except ContentType.DoesNotExist:
             raise Http404 from None
-        model_admin = self._registry.get(model)
-        if model_admin is None or not model_admin.view_on_site:
+        if model is None or not self.is_registered(model):
+            raise Http404
+        model_admin = self.get_model_admin(model)
+        if not model_admin.view_on_site:
             raise Http404
         # The admin's own look-up: its queryset is scoped, and a malformed id gives None.
         obj = model_admin.get_object(request, unquote(object_id))
