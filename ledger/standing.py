@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from hashlib import sha256
 
 from django.db import connections
+from receco_verify.canonical import canonicalize
 
 from ledger import checkpoints, entries, proofs
 from ledger.models import CHECKED_COLUMNS, Leaf
 from receco.lib import signingkeys
-from receco.lib.canonical import canonicalize
 from receipts.models import Receipt
 from receipts.signing import Identity
 
