@@ -52,7 +52,7 @@ class DashboardSite(admin.AdminSite):
         """The password step; a user with a second step to take is sent on to it."""
         response = super().login(request, {"title": "Sign in", **(extra_context or {})})
         # The password step may have signed in another user than the one looked at before.
-        request.__dict__.pop("_receco_second_step", None)
+        request.__dict__.pop("receco_second_step", None)
         if signin_views.second_step_pending(request):
             target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME) or ""
             return HttpResponseRedirect(signin_views.second_step_url(request, target or reverse("admin:index")))
