@@ -8,8 +8,8 @@ one timeout per process every few seconds rather than several per request. That 
 is per process on purpose: it is a guard against waiting on a dead server, not shared
 state.
 
-Commands go through redis-py's client (``redis_client``), one per process with a pool of
-its own. A connection found broken is dropped and the command sent once more on a new
+Commands go through redis-py's client (``redis_client``), one per thread, each holding one
+connection of the process's pool. A connection found broken is dropped and the command sent once more on a new
 one; a second failure is raised. A command that timed out drops its connection, so a
 reply that comes late is never read as the next command's.
 """
@@ -17,6 +17,7 @@ reply that comes late is never read as the next command's.
 import functools
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -40,6 +41,7 @@ PAUSE_AFTER_FAILURE = 5.0
 TIMEOUT = 0.5
 
 _paused_until = 0.0
+_held = threading.local()  # each thread's client, by process and URL
 
 
 def guarded(what: str, operation: Callable[[], T], fallback: T) -> T:
@@ -81,10 +83,24 @@ def _prefix() -> str:
 
 
 def redis_client() -> redis.Redis | None:
-    """This process's client of REDIS_URL, with a pool of its own; None without REDIS_URL."""
+    """This thread's client of REDIS_URL; None without REDIS_URL.
+
+    Each thread's client holds one connection of the process's pool
+    (``single_connection_client``): taking a connection from the pool and giving it back
+    around every command costs a request more than the command (a third of a getReceipt's
+    Python, bench/cpu.py). Pipelines take connections of their own from the pool."""
     if not settings.REDIS_URL:
         return None
-    return _client(settings.REDIS_URL, os.getpid())
+    clients = _held.__dict__.setdefault(os.getpid(), {})
+    client = clients.get(settings.REDIS_URL)
+    if client is None:
+        shared = _client(settings.REDIS_URL, os.getpid())
+        try:  # it connects at once
+            client = redis.Redis(connection_pool=shared.connection_pool, single_connection_client=True)
+        except redis.RedisError:
+            return shared  # Redis away: its commands fail where they are sent, and are guarded there
+        clients[settings.REDIS_URL] = client
+    return client
 
 
 @functools.cache
@@ -99,5 +115,6 @@ def _client(url: str, pid: int) -> redis.Redis:
 def _forget_client(setting, **kwargs):
     if setting == "REDIS_URL":
         _client.cache_clear()
+        _held.__dict__.clear()
     if setting == "RECECO_CACHE_PREFIX":
         _prefix.cache_clear()
