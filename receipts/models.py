@@ -10,6 +10,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
+from receco.lib.queries import get_by
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 from receipts.numbering import receipt_number
 
@@ -30,7 +31,7 @@ class ReceiptManager(models.Manager):
 
         Raises Receipt.DoesNotExist.
         """
-        return self.db_manager(using).get(**{reference.field: reference.value})
+        return get_by(self.model, reference.field, reference.value, using=using)
 
 
 class Receipt(models.Model):
