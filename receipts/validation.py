@@ -344,11 +344,6 @@ def _without_blank_sku(item) -> dict:
     return item
 
 
-# One serializer, its fields made once: a new one copies its ~25 fields (and the items'),
-# which cost a sale more than storing it. Its validation keeps no state of a call.
-_SALE = SaleSerializer()
-
-
 def validate_sale(data: object) -> dict:
     """Return the validated, normalised sale with every optional field present.
 
@@ -357,10 +352,10 @@ def validate_sale(data: object) -> dict:
     """
     if not isinstance(data, dict):
         raise InvalidInput("Input must be a JSON object")
-    try:
-        sale = dict(_SALE.run_validation(data))
-    except serializers.ValidationError as exc:  # what is_valid() keeps as .errors
-        raise InvalidInput(errors_message(exc.detail)) from None
+    serializer = SaleSerializer(data=data)
+    if not serializer.is_valid():
+        raise InvalidInput(errors_message(serializer.errors))
+    sale = dict(serializer.validated_data)
     sale["items"] = [dict(item) for item in sale["items"]]
     return sale
 
