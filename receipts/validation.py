@@ -352,12 +352,137 @@ def validate_sale(data: object) -> dict:
     """
     if not isinstance(data, dict):
         raise InvalidInput("Input must be a JSON object")
+    sale = _well_formed_sale(data)
+    if sale is not None:
+        return sale
     serializer = SaleSerializer(data=data)
     if not serializer.is_valid():
         raise InvalidInput(errors_message(serializer.errors))
     sale = dict(serializer.validated_data)
     sale["items"] = [dict(item) for item in sale["items"]]
     return sale
+
+
+# The fast path. SaleSerializer builds a copy of each of its ~25 fields for every sale,
+# which costs more than storing the receipt. A sale from a POS is almost always well
+# formed, so it is first read by the plain code below, which accepts exactly what the
+# serializer accepts and returns exactly what it returns (tests/receipts/
+# test_validation_fast_path.py compares the two). Its bounds are read from the
+# serializer's fields once, when this module is imported, and its per-field checks are
+# the serializer's own validate_<field> methods. At the first thing it does not accept,
+# it gives up and the serializer reads the sale, naming every bad field.
+
+
+class _Refused(Exception):
+    """Not for the fast path: let the serializer judge (and explain) this sale."""
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _reader(field: serializers.Field, check):
+    """A plain function reading one field as ``field`` would (None when absent), then
+    ``check`` (the serializer's validate_<field>); raises _Refused for anything else."""
+    if isinstance(field, serializers.BaseSerializer):
+
+        def read_absent(value):  # nested objects (tax lines, payment details): the serializer's
+            if value is not None:
+                raise _Refused
+            return None
+
+        return read_absent
+    if isinstance(field, StrictIntegerField):
+        minimum, maximum, optional = field.min_value, field.max_value, not field.required
+
+        def read_integer(value):
+            if value is None and optional:
+                return None
+            if type(value) is not int or not minimum <= value <= maximum:
+                raise _Refused
+            return value
+
+        return read_integer
+    max_length, required = field.max_length, field.required
+
+    def read_text(value):
+        if value is None:
+            if required:
+                raise _Refused
+            return check(None) if check else None
+        if type(value) is not str:
+            raise _Refused
+        value = value.strip()
+        if (not value and required) or len(value) > max_length or "\x00" in value:
+            raise _Refused
+        if not value.isascii() and _SURROGATES.search(value):
+            raise _Refused
+        return check(value) if check else value
+
+    return read_text
+
+
+def _readers(serializer: serializers.Serializer) -> dict:
+    return {
+        name: _reader(field, getattr(serializer, f"validate_{name}", None))
+        for name, field in serializer.fields.items()
+        if name != "items"
+    }
+
+
+_CHECKS = SaleSerializer()  # for its validate_<field> methods, which keep no state
+_SALE_READERS = _readers(_CHECKS)
+_ITEM_READERS = _readers(ItemSerializer())
+_REQUIRED = object()
+
+
+def _with_absent(readers: dict) -> list[tuple]:
+    """``(name, read, absent)`` of each reader: ``absent`` is what it makes of a field not
+    sent, the same for every sale (None, a default such as "NGN"), read here once;
+    _REQUIRED for a field that must be sent."""
+    fields = []
+    for name, read in readers.items():
+        try:
+            absent = read(None)
+        except (_Refused, serializers.ValidationError):
+            absent = _REQUIRED
+        if absent is not _REQUIRED and absent is not None and type(absent) not in (str, int, bool):
+            raise TypeError(f"{name}: shared by every sale, its absent value must not change: {absent!r}")
+        fields.append((name, read, absent))
+    return fields
+
+
+_ITEMS = _CHECKS.fields["items"]
+_MAX_ITEMS = _ITEMS.max_length
+
+
+def _well_formed_sale(data: dict) -> dict | None:
+    """Return what SaleSerializer makes of ``data``, or None if it is not plainly valid."""
+    try:
+        sale = _read(_SALE_FIELDS, data)
+        items = data.get("items")
+        if type(items) is not list or not 1 <= len(items) <= _MAX_ITEMS:
+            raise _Refused
+        sale["items"] = [_item(item) for item in items]
+    except (_Refused, serializers.ValidationError):
+        return None
+    if sums_problem(sale):
+        return None
+    return _blanks_are_absent(sale)
+
+
+def _item(item) -> dict:
+    if type(item) is not dict:
+        raise _Refused
+    return _without_blank_sku(_read(_ITEM_FIELDS, item))
+
+
+def _read(fields: list[tuple], data: dict) -> dict:
+    """Each of ``fields`` read from ``data``: a field not sent (or null) is its ``absent``."""
+    values = {}
+    for name, read, absent in fields:
+        value = data.get(name)
+        values[name] = absent if value is None and absent is not _REQUIRED else read(value)
+    return values
 
 
 def _contact(normalize, value):
@@ -448,3 +573,8 @@ def _flatten(errors, prefix: str = ""):
             for index, value in enumerate(errors):
                 if value:
                     yield from _flatten(value, f"{prefix}[{index}]")
+
+
+# Read once the module is whole: the readers' checks call its functions.
+_SALE_FIELDS = _with_absent(_SALE_READERS)
+_ITEM_FIELDS = _with_absent(_ITEM_READERS)
