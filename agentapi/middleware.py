@@ -9,25 +9,13 @@ X-Content-Type-Options. (Referrer-Policy and Cross-Origin-Opener-Policy concern 
 browser shows, and an API call is never redirected to HTTPS: a POST would be lost.)
 
 The procedures are also answered at ``/api/<procedure>`` (see receco.lib.trpc).
-
-Every call pays for what is here, so it is kept short: the Host header is checked once
-per process for each value it takes (``checked_host``), and the headers, all made here,
-are set without Django's per-header checks (receco.lib.responses).
 """
 
 from django.conf import settings
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
 from agentapi.views import trpc
-from receco.lib.responses import set_made
 from receco.lib.trpc import procedure_path
-
-# Hosts (as the request names them: Host, or X-Forwarded-Host when trusted) that passed
-# ALLOWED_HOSTS; a few in practice, bounded against a wildcard's endless names.
-_ALLOWED: set[str] = set()
-MAX_HOSTS = 256
 
 
 class ApiShortcutMiddleware:
@@ -38,26 +26,9 @@ class ApiShortcutMiddleware:
         path = procedure_path(request.path_info)
         if path is None:
             return self.get_response(request)
-        checked_host(request)  # DisallowedHost becomes the 400 envelope (agentapi.handlers)
+        request.get_host()  # DisallowedHost becomes the 400 envelope (agentapi.handlers)
         response = trpc(request, path)
-        set_made(response, "Content-Length", str(len(response.content)))
-        set_made(response, "X-Frame-Options", settings.X_FRAME_OPTIONS)
-        set_made(response, "X-Content-Type-Options", "nosniff")
+        response["Content-Length"] = str(len(response.content))
+        response["X-Frame-Options"] = settings.X_FRAME_OPTIONS
+        response["X-Content-Type-Options"] = "nosniff"
         return response
-
-
-def checked_host(request: HttpRequest) -> None:
-    """Raise DisallowedHost as ``request.get_host()`` does, remembering the hosts that passed:
-    the check depends on nothing but the host and the settings."""
-    raw = request._get_raw_host()
-    if raw not in _ALLOWED:
-        request.get_host()
-        if len(_ALLOWED) >= MAX_HOSTS:
-            _ALLOWED.clear()
-        _ALLOWED.add(raw)
-
-
-@receiver(setting_changed)
-def _forget_hosts(setting, **kwargs):
-    if setting in ("ALLOWED_HOSTS", "DEBUG", "USE_X_FORWARDED_HOST", "USE_X_FORWARDED_PORT"):
-        _ALLOWED.clear()

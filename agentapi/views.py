@@ -21,7 +21,6 @@ from merchants.admission.admit import admit
 from merchants.admission.limits import RateLimitExceeded, RateState
 from receco.errors import ReceiptError
 from receco.lib.addresses import client_ip
-from receco.lib.responses import set_made
 from receco.lib.trpc import PROCEDURES, ProcedureError, failure, success
 
 logger = logging.getLogger(__name__)
@@ -64,7 +63,7 @@ def trpc(request: HttpRequest, path: str) -> HttpResponse:
     if response.status_code == 405:
         # The methods of the procedures called (RFC 9110, 15.5.6): GET for a query, POST for a mutation.
         methods = {PROCEDURES[name].method for name in names if name in PROCEDURES}
-        set_made(response, "Allow", ", ".join(sorted(methods)))
+        response["Allow"] = ", ".join(sorted(methods))
     return response
 
 
@@ -173,8 +172,8 @@ def respond_error(error: ProcedureError, path: str | None) -> HttpResponse:
 def _respond(body, status: int, retry_after: int | None, limits: RateState | None = None) -> HttpResponse:
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after:
-        set_made(response, "Retry-After", str(retry_after))
+        response["Retry-After"] = str(retry_after)
     if limits is not None:
         for header, value in limits.headers().items():
-            set_made(response, header, value)
+            response[header] = value
     return response

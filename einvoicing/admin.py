@@ -128,12 +128,8 @@ class EInvoicingAdmin(MerchantScopedAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ["merchant", "saved_credentials"] if obj is not None else ["saved_credentials"]
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "merchant":
-            owned = merchant_ids(request, owner=True)
-            merchants = Merchant.objects.filter(is_test=False, einvoicing__isnull=True)
-            kwargs["queryset"] = merchants if owned is None else merchants.filter(pk__in=owned)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    def merchant_choices(self):
+        return Merchant.objects.filter(is_test=False, einvoicing__isnull=True)
 
     @admin.display(description="credentials saved")
     def saved_credentials(self, setup: EInvoicing) -> str:

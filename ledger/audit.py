@@ -23,11 +23,11 @@ from django.conf import settings
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from receco_verify import merkle, note
+from receco_verify.canonical import canonicalize
 
 from ledger import entries, tree
 from ledger.models import Checkpoint, Head, Leaf
 from receco.lib import signingkeys
-from receco.lib.canonical import canonicalize
 from receipts.models import Receipt, RemovedReceipt, SetAside, Void
 
 CHUNK = 5000

@@ -15,11 +15,11 @@ from hashlib import sha256
 
 from django.db import connections
 from django.db.models import Exists, OuterRef, QuerySet
+from receco_verify.canonical import canonicalize
 
 from ledger import checkpoints, entries, proofs
 from ledger.models import CHECKED_COLUMNS, Leaf
 from receco.lib import signingkeys
-from receco.lib.canonical import canonicalize
 from receipts.models import Receipt
 from receipts.signing import Identity
 

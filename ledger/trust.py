@@ -16,10 +16,10 @@ from hashlib import sha256
 
 from django.conf import settings
 from receco_verify import money
+from receco_verify.canonical import canonicalize
 
 from ledger import bundles, checkpoints, entries
 from receco.lib import signingkeys
-from receco.lib.canonical import canonicalize
 from receipts import orf
 from receipts.models import Receipt
 from receipts.signing import Identity, sign

@@ -331,15 +331,6 @@ class ApiKeyAdmin(MerchantScopedAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [] if obj is None else self.readonly_fields
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "merchant":
-            ids = merchant_ids(request, owner=True)
-            queryset = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-            kwargs["queryset"] = queryset
-            if ids is not None and len(ids) == 1:
-                kwargs["initial"] = ids[0]
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
     def get_search_results(self, request, queryset, search_term):
         match = PREFIX_RE.match(search_term.strip())
         if match:  # a pasted prefix such as poslive_3kTq9ZxW1bNa
@@ -630,14 +621,6 @@ class InvitationAdmin(MerchantScopedAdmin):
         return super().add_view(
             request, form_url, {**context, "show_save_and_continue": False, **(extra_context or {})}
         )
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "merchant":
-            ids = merchant_ids(request, owner=True)
-            kwargs["queryset"] = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-            if ids is not None and len(ids) == 1:
-                kwargs["initial"] = ids[0]
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
         if change:

@@ -98,19 +98,15 @@ class AuditMiddleware(AuditlogMiddleware):
     """django-auditlog's middleware with the service's own client address, and the user
     looked up only when an entry is written."""
 
-    @staticmethod
-    def _get_remote_addr(request):
+    def get_extra_data(self, request) -> dict:
+        # The public hook django-auditlog's middleware fills each entry's context from.
         ip = client_ip(request)
-        return None if ip == UNKNOWN else ip
-
-    @staticmethod
-    def _get_remote_port(request):
-        return None
-
-    @staticmethod
-    def _get_actor(request):
-        # request.user is lazy: a customer's receipt page never loads a session for this.
-        return getattr(request, "user", None)
+        return {
+            "remote_addr": None if ip == UNKNOWN else ip,
+            "remote_port": None,
+            # request.user is lazy: a customer's receipt page never loads a session for this.
+            "actor": getattr(request, "user", None),
+        }
 
 
 def register() -> None:

@@ -8,7 +8,9 @@ current; ``templates/admin/_breadcrumbs_section.html``), not by the admin's app.
 
 from dataclasses import dataclass
 
+from django.apps import apps
 from django.contrib.admin import AdminSite
+from django.contrib.admin.exceptions import NotRegistered
 from django.http import HttpRequest
 from django.urls import reverse
 
@@ -25,11 +27,12 @@ class Task:
 
 def _entry(site: AdminSite, request: HttpRequest, model_label: str):
     """The ModelAdmin of ``app.model`` if the user may see its pages here, else None."""
-    for model, model_admin in site._registry.items():
-        if model._meta.label_lower == model_label:
-            visible = model_admin.has_module_permission(request) and model_admin.has_view_permission(request)
-            return model_admin if visible else None
-    return None
+    try:
+        model_admin = site.get_model_admin(apps.get_model(model_label))
+    except (LookupError, NotRegistered):
+        return None
+    visible = model_admin.has_module_permission(request) and model_admin.has_view_permission(request)
+    return model_admin if visible else None
 
 
 def tasks(site: AdminSite, request: HttpRequest) -> list[Task]:

@@ -122,6 +122,20 @@ class MerchantScopedAdmin(admin.ModelAdmin):
         scoped = type("ScopedMerchantFilter", (MerchantFilter,), {"merchant_path": self.merchant_path})
         return [scoped, *filters]
 
+    def merchant_choices(self):
+        """The merchants a new row may belong to, before the user's own are picked from them."""
+        return Merchant.objects.all()
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        # A row's merchant is one the user owns (superusers: any), the only one preselected.
+        if db_field.name == self.merchant_path:
+            ids = merchant_ids(request, owner=True)
+            choices = self.merchant_choices()
+            kwargs["queryset"] = choices if ids is None else choices.filter(pk__in=ids)
+            if ids is not None and len(ids) == 1:
+                kwargs["initial"] = ids[0]
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
     def has_module_permission(self, request):
         return merchant_ids(request) != []
 

@@ -90,11 +90,11 @@ def second_step_pending(request: HttpRequest) -> bool:
     user = request.user
     if not (user.is_authenticated and user.is_active and user.is_staff):
         return False
-    if not hasattr(request, "_receco_second_step"):
+    if not hasattr(request, "receco_second_step"):
         verified = getattr(user, "is_verified", None)
         pending = not (verified and verified()) and (twofactor.enrolled(user) or twofactor.required(user))
-        request._receco_second_step = pending
-    return request._receco_second_step
+        request.receco_second_step = pending
+    return request.receco_second_step
 
 
 def next_url(request: HttpRequest) -> str:

@@ -52,7 +52,7 @@ class DashboardSite(admin.AdminSite):
         """The password step; a user with a second step to take is sent on to it."""
         response = super().login(request, {"title": "Sign in", **(extra_context or {})})
         # The password step may have signed in another user than the one looked at before.
-        request.__dict__.pop("_receco_second_step", None)
+        request.__dict__.pop("receco_second_step", None)
         if signin_views.second_step_pending(request):
             target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME) or ""
             return HttpResponseRedirect(signin_views.second_step_url(request, target or reverse("admin:index")))
@@ -121,8 +121,10 @@ class DashboardSite(admin.AdminSite):
             model = ContentType.objects.get_for_id(content_type_id).model_class()
         except ContentType.DoesNotExist:
             raise Http404 from None
-        model_admin = self._registry.get(model)
-        if model_admin is None or not model_admin.view_on_site:
+        if model is None or not self.is_registered(model):
+            raise Http404
+        model_admin = self.get_model_admin(model)
+        if not model_admin.view_on_site:
             raise Http404
         # The admin's own look-up: its queryset is scoped, and a malformed id gives None.
         obj = model_admin.get_object(request, unquote(object_id))

@@ -1,10 +1,9 @@
 """Sending everything the service sends out: the one outbox, and the one module that sends.
 
-A change records its deliveries pending, in its own transaction (``add``; a sale's
-webhook deliveries are part of the sale's one statement on PostgreSQL: ``pending_sql``),
-and once it commits wakes the dispatcher (``wake``), a task of the task runner. The
-dispatcher (``dispatch``) runs senders side by side (messaging.senders); each claims one
-delivery at a time (``claim``: one UPDATE … FOR UPDATE SKIP LOCKED on PostgreSQL, so that
+A change records its deliveries pending, in its own transaction (``add``), and once it
+commits wakes the dispatcher (``wake``), a task of the task runner. The dispatcher
+(``dispatch``) runs senders side by side (messaging.senders); each claims one delivery
+at a time (``claim``: one UPDATE … FOR UPDATE SKIP LOCKED on PostgreSQL, so that
 dispatchers of several workers never claim the same one; its attempt is counted then),
 sends it with its channel's transport (messaging.transports) and records what came of
 it (``send``): sent, tried again when the channel's Retry says, or failed for good. At
@@ -36,7 +35,6 @@ from messaging.models import TO_CUSTOMERS, Delivery
 from messaging.signals import delivery_failed
 from messaging.transports import Dropped, Failed, Outcome, Sent
 from receco.lib import wakeups
-from receco.lib.queries import create
 from receco.ops import metrics, requestid
 
 logger = logging.getLogger(__name__)
@@ -70,8 +68,7 @@ def add(
     """Record a pending delivery, in the transaction in progress, and wake the dispatcher
     once it commits; ``opt_in``: how its customer asked for it (WhatsApp). Returns it."""
     transports.transport(channel)  # LookupError for a channel nothing can send
-    delivery = create(
-        Delivery,
+    delivery = Delivery.objects.create(
         channel=channel,
         merchant_id=merchant_id,
         destination=destination,
@@ -85,32 +82,6 @@ def add(
     # the delivery stays pending and the sweep finds it.
     transaction.on_commit(wake, robust=True)
     return delivery
-
-
-def pending_sql(connection, source: str) -> str:
-    """A CTE named ``d`` for a statement that records one pending delivery of ``source``'s
-    row (its ``id`` is the payload) to each destination of an array parameter: its
-    parameters are ``pending_params``'."""
-    qn = connection.ops.quote_name
-    names = ("channel", "merchant", "destination", "payload_id", "status", "attempts", "keyed", "last_error")
-    names += ("request_id", "created_at", "updated_at")
-    columns = ", ".join(qn(Delivery._meta.get_field(name).column) for name in names)
-    # Names from the model, quoted by the backend; the values travel as parameters.
-    return (
-        f"d AS (INSERT INTO {qn(Delivery._meta.db_table)} ({columns})"  # noqa: S608
-        f" SELECT %s, %s, destination, {source}.id, %s, 0, false, '', %s, %s, %s"
-        f" FROM {source}, unnest(%s::text[]) AS destination)"
-    )
-
-
-def pending_params(channel: str, merchant_id: int, destinations: list[str], now: datetime) -> list:
-    """The parameters of ``pending_sql``."""
-    return [channel, merchant_id, Delivery.Status.PENDING, requestid.current(), now, now, list(destinations)]
-
-
-def same_database(model) -> bool:
-    """Whether deliveries are written to the database ``model`` is (so one statement can write both)."""
-    return router.db_for_write(Delivery) == router.db_for_write(model)
 
 
 # --- Claiming and sending -----------------------------------------------------------

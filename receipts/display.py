@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from django.db import router
 from django.urls import reverse
 
 from merchants.colors import HOUSE_ACCENT_COLOR
@@ -205,7 +206,7 @@ def _refunds(sale: Receipt, entries: list[dict]) -> list[RefundEntry]:
     """The sale's refunds with the items each gave back (one query, when it has any)."""
     if not entries:
         return []
-    refunds = Receipt.objects.using(sale._state.db).filter(refund_of=sale)
+    refunds = Receipt.objects.db_manager(router.db_for_read(Receipt, instance=sale)).filter(refund_of=sale)
     refunds = refunds.only("token", "items", "details", "number_series", "number")
     names = [str(item.get("name", "")) for item in sale.items]
     items, numbers = {}, {}

@@ -10,22 +10,15 @@ the deliveries of the receipt to a contact the customer gave), and the writer
 - in the change's transaction each hook that wants it ``write``s its rows, and what it
   returns is kept under its ``name`` in ``Written.outcomes``; a hook that raises undoes
   the whole change (messaging's daily limits refuse a contact that way);
-- a sale, the one change that must stay fast, skips the transaction when it can: on
-  PostgreSQL a sale no hook wants is one statement (its number's upsert and its INSERT),
-  and a sale whose every wanting hook can say its rows as SQL (``statement``) is still
-  ONE statement, the receipt's number and INSERT and their CTEs together;
+- a sale no hook wants skips the transaction: on PostgreSQL it is one statement (its
+  number's upsert and its INSERT);
 - once the change has committed, each hook ``told`` of its kind hears of it
   (``committed``), whether it wanted the change or not: a hook that adds no rows (the
   log's, which wakes its appender) costs a sale nothing more than that call.
-
-Later additions to a sale fit the same shape: a row per receipt in an append-only log is
-a hook whose ``statement`` inserts it from ``r``; what receipts itself adds (its number,
-a signature) is the writer's own part of the same statement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -48,9 +41,7 @@ SET_ASIDE = "set_aside"  # ``receipt`` gave its token and short code up to anoth
 class Change:
     """One change the writer makes to a receipt row, as hooks see it.
 
-    ``receipt`` is the receipt as it is after the change, saved, except in ``statement``,
-    where it is the new sale's, complete but for its id and number (``r.id`` and
-    ``r.number`` in the statement; its ``number_series`` is known).
+    ``receipt`` is the receipt as it is after the change, saved.
     ``merchant`` is its merchant when the caller holds that object (a hook may keep what
     it learns about the merchant on it), else None. ``email`` and ``phone`` are the
     customer's contact this change gives the receipt (a sale's, a contact update's, the
@@ -70,21 +61,6 @@ class Change:
         return self.merchant if self.merchant is not None else self.receipt.merchant
 
 
-@dataclass(frozen=True)
-class Part:
-    """A hook's rows as SQL, run in a sale's one statement: ``sql`` is one or more
-    common table expressions (``name AS (...)``, comma-separated, named apart from every
-    other hook's) that may read ``r``, the new receipt (its ``id``); ``params`` are their
-    parameters in order. ``outcome`` is what the hook's ``write`` would have returned,
-    and ``then`` runs once the statement has succeeded (what ``write`` leaves to
-    ``transaction.on_commit``)."""
-
-    sql: str
-    params: list
-    outcome: object = None
-    then: Callable[[], None] | None = None
-
-
 class Hook:
     """What an app adds to changes of receipts. Override what applies."""
 
@@ -98,11 +74,6 @@ class Hook:
     def write(self, change: Change) -> object:
         """Add this hook's rows, inside the change's transaction; return its outcome.
         Raising undoes the change."""
-        return None
-
-    def statement(self, change: Change) -> Part | None:
-        """This hook's rows for a sale's one PostgreSQL statement, or None when it cannot
-        say them so (the sale then takes a transaction and ``write``)."""
         return None
 
     def committed(self, change: Change) -> None:

@@ -56,8 +56,8 @@ UPLOAD_DELAY = 120  # seconds at most between a sale and its receipt being store
 
 # Short codes begin with a letter (those beginning with a digit are derived from tokens:
 # receipts.codes.derived_short_code); the counter's bijection spans all such codes.
-_LETTERS = "".join(c for c in SHORT_CODE_ALPHABET if c.isalpha())
-_CODE_SPACE = len(_LETTERS) * len(SHORT_CODE_ALPHABET) ** (SHORT_CODE_LENGTH - 1)
+LETTERS = "".join(c for c in SHORT_CODE_ALPHABET if c.isalpha())
+_CODE_SPACE = len(LETTERS) * len(SHORT_CODE_ALPHABET) ** (SHORT_CODE_LENGTH - 1)
 _TOKEN_SPACE = 36**6
 
 
@@ -198,7 +198,7 @@ class Generator:
             total,
             coprime_to(_TOKEN_SPACE, (2, 3)),
             rng.randrange(_TOKEN_SPACE),
-            coprime_to(_CODE_SPACE, (len(_LETTERS), len(SHORT_CODE_ALPHABET))),
+            coprime_to(_CODE_SPACE, (len(LETTERS), len(SHORT_CODE_ALPHABET))),
             rng.randrange(_CODE_SPACE),
         )
 
@@ -207,8 +207,8 @@ class Generator:
 
     def short_code(self, counter: str) -> str:
         index = f"mod(({counter}) * {self.code_factor} + {self.code_offset}, {_CODE_SPACE})"
-        rest = _base(f"{index} / {len(_LETTERS)}", SHORT_CODE_LENGTH - 1, SHORT_CODE_ALPHABET)
-        return f"substr('{_LETTERS}', mod({index}, {len(_LETTERS)})::int + 1, 1) || {rest}"
+        rest = _base(f"{index} / {len(LETTERS)}", SHORT_CODE_LENGTH - 1, SHORT_CODE_ALPHABET)
+        return f"substr('{LETTERS}', mod({index}, {len(LETTERS)})::int + 1, 1) || {rest}"
 
     def rows_sql(self) -> str:
         """SELECT every column of the receipts (the table's, then ``c``, the counter, and

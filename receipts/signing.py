@@ -28,9 +28,9 @@ from datetime import datetime
 from hashlib import sha256
 from typing import NamedTuple
 
+from receco_verify.canonical import canonicalize
 from receco_verify.merkle import leaf_hash
 
-from receco.lib.canonical import canonicalize
 from receco.lib.signingkeys import Keyring
 from receipts.documents import refund_share
 from receipts.models import Receipt, SetAside, Void

@@ -34,7 +34,7 @@ from receco.lib.queries import CompiledInsert, compiled_insert, fetch
 from receipts import hooks, seeding
 from receipts.codes import new_short_code, new_token
 from receipts.contacts import EMAIL_FIELD, PHONE_CHANNEL_FIELD, PHONE_FIELD
-from receipts.hooks import Change, Part, Written
+from receipts.hooks import Change, Written
 from receipts.models import Receipt, ReceiptSeries, RemovedReceipt, SetAside, Void
 
 logger = logging.getLogger(__name__)
@@ -79,14 +79,11 @@ def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool)
     receipt, params = insert.prepare(merchant=merchant, **values)
     change = _created(receipt, merchant, keyed)
     wanting = hooks.wanting(change)
-    parts = _statement_parts(wanting, change) if wanting and _in_one_statement(insert) else None
-    if wanting and parts is None:
+    if wanting:
         with transaction.atomic(using=insert.db):
             _statement(insert, receipt, params)
             return Written(receipt, hooks.write(wanting, change)), change
-    parts = parts or []  # none wants it: the receipt and its number alone
-    outcomes = {hook.name: part.outcome for hook, part in parts}
-    return Written(_statement(insert, receipt, params, parts), outcomes), change
+    return Written(_statement(insert, receipt, params)), change  # its number and INSERT alone
 
 
 def _sale_in_transaction(
@@ -102,18 +99,6 @@ def _sale_in_transaction(
 def _created(receipt: Receipt, merchant: Merchant, keyed: bool) -> Change:
     email, phone = receipt.customer_email, receipt.customer_phone
     return Change(hooks.CREATED, receipt, merchant, keyed, email=email, phone=phone)
-
-
-def _statement_parts(wanting: list[hooks.Hook], change: Change):
-    """Each wanting hook with its Part of the one statement, or None when a hook cannot
-    say its rows as SQL."""
-    parts = []
-    for hook in wanting:
-        part = hook.statement(change)
-        if part is None:
-            return None
-        parts.append((hook, part))
-    return parts
 
 
 # The writer's own part of every receipt's INSERT: the next number of its series
@@ -159,7 +144,7 @@ def _numbered(insert: CompiledInsert, values: dict) -> CompiledInsert:
 
 
 # The numbered INSERT of each CompiledInsert (``_numbered``), and the statement of each
-# INSERT without hooks' parts (``_statement``): the same for every sale.
+# INSERT (``_statement``): the same for every sale.
 _NUMBERED: dict[CompiledInsert, CompiledInsert] = {}
 _ALONE_SQL: dict[CompiledInsert, str] = {}
 
@@ -171,13 +156,13 @@ def _create(insert: CompiledInsert, values: dict) -> Receipt:
     return _statement(numbered, *numbered.prepare(**values))
 
 
-def _statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: list[tuple[hooks.Hook, Part]] = ()):
-    """Store ``receipt`` (``params`` those ``insert.prepare`` made) numbered in its series,
-    and the rows of the hooks' ``parts``; return it saved, once its rows are stored.
+def _statement(insert: CompiledInsert, receipt: Receipt, params: list):
+    """Store ``receipt`` (``params`` those ``insert.prepare`` made) numbered in its series;
+    return it saved.
 
-    On PostgreSQL, ONE statement, atomic by itself: the upsert that draws the number, the
-    receipt's INSERT (as ``r`` when hooks add CTEs) and the hooks' CTEs. Elsewhere (no
-    parts there) the upsert and then the INSERT, in a transaction of their own."""
+    On PostgreSQL, ONE statement, atomic by itself: the upsert that draws the number and
+    the receipt's INSERT. Elsewhere the upsert and then the INSERT, in a transaction of
+    their own."""
     connection = connections[insert.db]
     if receipt.number_series is not None and not insert.expressions:
         # A savepoint when a transaction is open.
@@ -191,26 +176,13 @@ def _statement(insert: CompiledInsert, receipt: Receipt, params: list, parts: li
         return insert.saved(receipt, row)
     if insert.expressions:
         params = [receipt.merchant_id, receipt.number_series, *params]
-    if parts:
-        ctes = [f"{NUMBER_CTE} AS ({_series_upsert(connection)})"] if insert.expressions else []
-        returning = ", ".join(f"r.{connection.ops.quote_name(field.column)}" for field in insert.returning)
-        ctes += [f"r AS ({insert.sql})", *(part.sql for _, part in parts)]
-        sql = f"WITH {', '.join(ctes)} SELECT {returning} FROM r"  # noqa: S608 (names from the models)
-        params = list(params)
-        for _, part in parts:
-            params += part.params
-    else:  # the same statement every sale
-        sql = _ALONE_SQL.get(insert)
-        if sql is None:
-            numbered = f"WITH {NUMBER_CTE} AS ({_series_upsert(connection)}) {insert.sql}"  # noqa: S608
-            sql = _ALONE_SQL[insert] = numbered if insert.expressions else insert.sql
+    sql = _ALONE_SQL.get(insert)  # the same statement every sale
+    if sql is None:
+        numbered = f"WITH {NUMBER_CTE} AS ({_series_upsert(connection)}) {insert.sql}"  # noqa: S608
+        sql = _ALONE_SQL[insert] = numbered if insert.expressions else insert.sql
     with transaction.mark_for_rollback_on_error(insert.db):
         row = fetch(insert.db, sql, params)
-    saved = insert.saved(receipt, row)
-    for _, part in parts:
-        if part.then is not None:
-            part.then()
-    return saved
+    return insert.saved(receipt, row)
 
 
 def _number_at(insert: CompiledInsert) -> int:

@@ -16,7 +16,6 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from merchants.models import Merchant
 from merchants.scoping import MerchantScopedAdmin, allowed, merchant_ids
 from merchants.zones import dashboard_time
 from messaging.outbox import resend
@@ -122,14 +121,6 @@ class EndpointAdmin(_MerchantTimes, MerchantScopedAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return [] if obj is None else self.readonly_fields
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "merchant":
-            ids = merchant_ids(request, owner=True)
-            kwargs["queryset"] = Merchant.objects.all() if ids is None else Merchant.objects.filter(pk__in=ids)
-            if ids is not None and len(ids) == 1:
-                kwargs["initial"] = ids[0]
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser or self._owner_may(request, obj)

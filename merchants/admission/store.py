@@ -101,12 +101,12 @@ class RedisStore(Store):
             command += (count.ttl, 1 if count.add else 0)
         if version is not None:
             command.append(os.urandom(8).hex())  # the version, should it be missing
-        held = sharedcache.held_connection()
+        client = sharedcache.redis_client()
         try:
-            results = held.execute(*command)
+            results = client.execute_command(*command)
         except NoScriptError:  # a Redis that has not seen the script yet (or was restarted)
             command[:2] = ["EVAL", _COUNT_SCRIPT]
-            results = held.execute(*command)
+            results = client.execute_command(*command)
         if version is None:
             return results, None
         return results[:-1], results[-1].decode()

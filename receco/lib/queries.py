@@ -228,7 +228,8 @@ class CompiledInsert:
         """``obj`` saved, given the row of ``self.returning`` its INSERT returned; sends post_save."""
         for field, value in zip(self.returning, row, strict=True):
             setattr(obj, field.attname, value)
-        obj._state.adding, obj._state.db = False, self.db
+        # As Model.save_base marks what it inserted; no public call does. Goes with CompiledInsert.
+        obj._state.adding, obj._state.db = False, self.db  # noqa: SLF001
         signals.post_save.send(
             sender=self.model, instance=obj, created=True, update_fields=None, raw=False, using=self.db
         )

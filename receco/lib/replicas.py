@@ -168,20 +168,20 @@ def _key(alias: str) -> str:
 
 
 def _set_shared_mark(alias: str, down: bool) -> None:
-    held = sharedcache.held_connection()
-    if held is None:
+    client = sharedcache.redis_client()
+    if client is None:
         return
     command = ("SET", _key(alias), "1", "EX", str(int(SHARED_MARK_SECONDS))) if down else ("DEL", _key(alias))
-    sharedcache.guarded("replica health", lambda: held.execute(*command), None)
+    sharedcache.guarded("replica health", lambda: client.execute_command(*command), None)
 
 
 def _read_shared_marks() -> None:
     global _shared_read_at, _shared_down
     _shared_read_at = time.monotonic()
-    held = sharedcache.held_connection()
-    if held is None:
+    client = sharedcache.redis_client()
+    if client is None:
         return
-    marks = sharedcache.guarded("replica health", lambda: held.execute("MGET", *map(_key, REPLICAS)), None)
+    marks = sharedcache.guarded("replica health", lambda: client.execute_command("MGET", *map(_key, REPLICAS)), None)
     if marks is not None:
         _shared_down = {alias for alias, mark in zip(REPLICAS, marks, strict=True) if mark}
 

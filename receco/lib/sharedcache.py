@@ -8,12 +8,10 @@ one timeout per process every few seconds rather than several per request. That 
 is per process on purpose: it is a guard against waiting on a dead server, not shared
 state.
 
-Each thread keeps one connection for the command every API request sends
-(``held_connection``): redis-py's way around one command (taking a connection from the
-pool and giving it back, a poll of the socket, the retry machinery, checking arguments
-that hiredis checks again) costs more than the command. redis-py connects it (the
-password, the database number, TLS); the command and its reply then go straight through
-its socket and a hiredis reader of its own.
+Commands go through redis-py's client (``redis_client``), one per thread, each holding one
+connection of the process's pool. A connection found broken is dropped and the command sent once more on a new
+one; a second failure is raised. A command that timed out drops its connection, so a
+reply that comes late is never read as the next command's.
 """
 
 import functools
@@ -24,14 +22,12 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-import hiredis
 import redis
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import InvalidResponse
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from receco.ops import metrics
 
@@ -45,7 +41,7 @@ PAUSE_AFTER_FAILURE = 5.0
 TIMEOUT = 0.5
 
 _paused_until = 0.0
-_held = threading.local()
+_held = threading.local()  # each thread's client, by process and URL
 
 
 def guarded(what: str, operation: Callable[[], T], fallback: T) -> T:
@@ -87,15 +83,32 @@ def _prefix() -> str:
 
 
 def redis_client() -> redis.Redis | None:
-    """This process's client of REDIS_URL, with a pool of its own; None without REDIS_URL."""
+    """This thread's client of REDIS_URL; None without REDIS_URL.
+
+    Each thread's client holds one connection of the process's pool
+    (``single_connection_client``): taking a connection from the pool and giving it back
+    around every command costs a request more than the command (a third of a getReceipt's
+    Python, bench/cpu.py). Pipelines take connections of their own from the pool."""
     if not settings.REDIS_URL:
         return None
-    return _client(settings.REDIS_URL, os.getpid())
+    clients = _held.__dict__.setdefault(os.getpid(), {})
+    client = clients.get(settings.REDIS_URL)
+    if client is None:
+        shared = _client(settings.REDIS_URL, os.getpid())
+        try:  # it connects at once
+            client = redis.Redis(connection_pool=shared.connection_pool, single_connection_client=True)
+        except redis.RedisError:
+            return shared  # Redis away: its commands fail where they are sent, and are guarded there
+        clients[settings.REDIS_URL] = client
+    return client
 
 
 @functools.cache
 def _client(url: str, pid: int) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT)
+    # Once more on a new connection, at once: an outage costs one timeout a try, no back-off.
+    return redis.Redis.from_url(
+        url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT, retry=Retry(NoBackoff(), retries=1)
+    )
 
 
 @receiver(setting_changed)
@@ -105,80 +118,3 @@ def _forget_client(setting, **kwargs):
         _held.__dict__.clear()
     if setting == "RECECO_CACHE_PREFIX":
         _prefix.cache_clear()
-
-
-class HeldConnection:
-    """One connection of the client's pool, kept by one thread for the rest of the process.
-
-    A connection found broken is dropped and the command sent once more on a new one, as
-    the client would; a second failure is raised.
-    """
-
-    def __init__(self, pool):
-        self.pool = pool
-        self.connection = None
-        self._socket = None  # the connection's while it is connected
-        self._reader = None
-        self._buffer = bytearray(65536)
-
-    def execute(self, *args):
-        """Send one command (its name and arguments as str, bytes or int) and return its
-        reply; raises ResponseError (NoScriptError, ...) and the like."""
-        packed = hiredis.pack_command(args)
-        try:
-            return self._send(packed)
-        except (RedisConnectionError, RedisTimeoutError, OSError):
-            pass  # on a new socket once more; its failure is raised
-        return self._send(packed)
-
-    def _send(self, packed: bytes):
-        sock = self._socket or self._connect()
-        reader, buffer = self._reader, self._buffer
-        try:
-            sock.sendall(packed)
-            reply = reader.gets()
-            while reply is False:
-                size = sock.recv_into(buffer)  # a timeout raises
-                if not size:
-                    raise RedisConnectionError("Connection closed by the server")
-                reader.feed(buffer, 0, size)
-                reply = reader.gets()
-        except BaseException:
-            self._drop()  # a reply that comes late must never be read as the next command's
-            raise
-        if isinstance(reply, redis.ResponseError):
-            raise reply
-        return reply
-
-    def _connect(self):
-        if self.connection is None:
-            self.connection = self.pool.get_connection()  # connected; held until the process ends
-        else:
-            self.connection.connect()
-        self._reader = hiredis.Reader(protocolError=InvalidResponse, replyError=self.connection._parser.parse_error)
-        self._socket = self.connection._sock
-        return self._socket
-
-    def _drop(self) -> None:
-        self._socket = self._reader = None
-        if self.connection is not None:
-            self.connection.disconnect()
-
-
-def held_connection() -> HeldConnection | None:
-    """This thread's HeldConnection to REDIS_URL, or None without REDIS_URL."""
-    held = getattr(_held, "connection", None)
-    if held is None:
-        client = redis_client()
-        if client is None:
-            return None
-        held = _held.connection = HeldConnection(client.connection_pool)
-    return held
-
-
-def _forget_the_parent() -> None:
-    # A forked child makes its own connection: the parent's socket is not its to use.
-    _held.__dict__.clear()
-
-
-os.register_at_fork(after_in_child=_forget_the_parent)

@@ -13,7 +13,6 @@ import time
 
 from django.http import HttpRequest, HttpResponse
 
-from receco.lib.responses import set_made
 from receco.lib.trpc import procedure_label
 from receco.ops import metrics, requestid, views
 
@@ -33,7 +32,7 @@ class OperationsMiddleware:
             response = self.get_response(request)
         finally:
             requestid.end(token)
-        set_made(response, requestid.HEADER, request_id)  # sane, or made here
+        response[requestid.HEADER] = request_id  # sane, or made here
         return response
 
 

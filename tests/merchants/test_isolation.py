@@ -3,6 +3,7 @@ when"): every model the dashboard registers, walked by an owner of merchant A ov
 B's rows, by list, filter, page, change, delete and history URL and each action page."""
 
 import pytest
+from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
@@ -43,9 +44,9 @@ def theirs(other_merchant, other_live_key, sale, settings, client, outsider, dja
 
 def _scoped_admins():
     return [
-        (model, model_admin)
-        for model, model_admin in admin.site._registry.items()
-        if isinstance(model_admin, MerchantScopedAdmin)
+        (model, admin.site.get_model_admin(model))
+        for model in apps.get_models()
+        if admin.site.is_registered(model) and isinstance(admin.site.get_model_admin(model), MerchantScopedAdmin)
     ]
 
 

@@ -1,5 +1,5 @@
 """The one writer of receipt rows and its hooks: what other apps add to each change, in
-its transaction or, for a sale, in its one statement; a sale nothing wants is its number and its INSERT."""
+its transaction; a sale nothing wants is its number and its INSERT."""
 
 import re
 from pathlib import Path
@@ -21,15 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Recorder(hooks.Hook):
-    """A hook that wants every change, keeps what it heard, and says its rows as SQL
-    (PostgreSQL: one row in a table of the test's own, from ``r``) when ``sql`` is on."""
+    """A hook that wants every change and keeps what it heard."""
 
     name = "recorder"
 
-    def __init__(self, sql: bool = False, refuse: str | None = None):
+    def __init__(self, refuse: str | None = None):
         self.changes: list[hooks.Change] = []
         self.in_transaction: list[bool] = []
-        self.sql, self.refuse = sql, refuse
+        self.refuse = refuse
 
     def wants(self, change):
         return True
@@ -40,12 +39,6 @@ class Recorder(hooks.Hook):
         if change.kind == self.refuse:
             raise RateLimited("refused by the recorder", 60)
         return f"wrote {change.kind}"
-
-    def statement(self, change):
-        if not self.sql:
-            return None
-        self.changes.append(change)
-        return hooks.Part("rec AS (INSERT INTO hook_rows (receipt_id) SELECT r.id FROM r)", [], "said as SQL")
 
 
 @pytest.fixture
@@ -129,37 +122,12 @@ def test_a_sale_no_hook_wants_is_its_number_and_its_insert(merchant, sale):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_sale_a_hook_wants_that_cannot_say_its_rows_as_sql_takes_a_transaction(recorder, merchant, sale):
+def test_a_sale_a_hook_wants_takes_a_transaction(recorder, merchant, sale):
     heard = recorder()
     created = create_receipt(merchant, _sale(sale))
     assert created.outcomes == {"recorder": "wrote created"}
     assert heard.changes[0].receipt.pk == created.receipt.pk
     assert heard.in_transaction == [True]  # the receipt's INSERT and the hook's rows commit together
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_on_postgresql_the_hooks_rows_are_part_of_the_sales_one_statement(recorder, merchant, sale):
-    with connection.cursor() as cursor:
-        cursor.execute("CREATE TABLE hook_rows (receipt_id bigint NOT NULL)")
-    try:
-        recorder(sql=True)
-        create_receipt(
-            merchant, _sale(sale, token="rcpt_first_sale_0001", short_code="")
-        )  # the merchant's endpoints known
-        with CaptureQueriesContext(connection) as queries:
-            created = create_receipt(merchant, _sale(sale))
-        (statement,) = [query["sql"] for query in queries.captured_queries]
-        assert statement.startswith('WITH receipt_number AS (INSERT INTO "receipts_receiptseries"')
-        assert ', r AS (INSERT INTO "receipts_receipt"' in statement
-        assert "hook_rows" in statement
-        assert created.outcomes == {"recorder": "said as SQL"}
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT receipt_id FROM hook_rows ORDER BY receipt_id")
-            assert cursor.fetchall()[-1] == (created.receipt.pk,)
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("DROP TABLE hook_rows")
 
 
 # The ORM's and SQL's ways of writing rows of receipts_receipt.

@@ -101,7 +101,7 @@ class Command(BaseCommand):
     def _receipt(self, merchant: Merchant, sale: dict, stored, rng: random.Random) -> Receipt:
         details = {name: sale[name] for name in ("tax_lines", "payment_details") if name in sale}
         receipt = Receipt(
-            short_code=_random(rng, seeding._LETTERS, 1) + _random(rng, SHORT_CODE_ALPHABET, 5),
+            short_code=_random(rng, seeding.LETTERS, 1) + _random(rng, SHORT_CODE_ALPHABET, 5),
             merchant=merchant,
             merchant_logo=merchant.logo_url or None,
             accent_color=merchant.accent_color or seeding.HOUSE_ACCENT_COLOR,

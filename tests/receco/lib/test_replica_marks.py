@@ -34,5 +34,5 @@ def test_it_is_read_again_once_the_mark_is_lifted(two_replicas, monkeypatch):
 
 def test_the_mark_lapses_unless_renewed(two_replicas):
     replicas._set_shared_mark("replica1", True)
-    ttl = replicas.sharedcache.held_connection().execute("TTL", replicas._key("replica1"))
+    ttl = replicas.sharedcache.redis_client().ttl(replicas._key("replica1"))
     assert 0 < ttl <= replicas.SHARED_MARK_SECONDS
