@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('receipts', '0010_receipt_customer_phone_channel'),
+        ('receipts', '0011_fewer_receipt_indexes'),
     ]
 
     operations = [
