@@ -30,6 +30,8 @@ from receipts.codes import (
 from receipts.contacts import (
     MAX_EMAIL_LENGTH,
     MAX_PHONE_LENGTH,
+    PHONE_CHANNEL_MESSAGE,
+    PHONE_CHANNELS,
     normalize_email,
     normalize_phone,
     normalize_phone_channel,
@@ -198,7 +200,14 @@ class SaleSerializer(serializers.Serializer):
     customer_email = _optional_text(MAX_EMAIL_LENGTH)
     customer_phone = _optional_text(MAX_PHONE_LENGTH)
     # "sms" (the default) or "whatsapp": how the customer asked for it at that number.
-    customer_phone_channel = _optional_text(16)
+    customer_phone_channel = serializers.ChoiceField(
+        choices=list(PHONE_CHANNELS),
+        required=False,
+        default=None,
+        allow_null=True,
+        allow_blank=True,
+        error_messages={"invalid_choice": PHONE_CHANNEL_MESSAGE},
+    )
     subtotal_amount = _optional_amount()
     discount_amount = _optional_amount()
     tip_amount = _optional_amount()
@@ -402,6 +411,15 @@ def _reader(field: serializers.Field, check):
             return value
 
         return read_integer
+    if isinstance(field, serializers.ChoiceField):
+        choices, optional, blank = set(field.choices), not field.required, field.allow_blank
+
+        def read_choice(value):
+            if (value is None and optional) or (value == "" and blank) or (type(value) is str and value in choices):
+                return check(value) if check else value
+            raise _Refused
+
+        return read_choice
     max_length, required = field.max_length, field.required
 
     def read_text(value):

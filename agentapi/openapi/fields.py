@@ -76,7 +76,8 @@ def field_schema(field: fields.Field) -> Schema:
     elif isinstance(field, fields.FloatField):
         schema = _bounded({"type": "number"}, field.min_value, field.max_value)
     elif isinstance(field, fields.ChoiceField):
-        schema = {"enum": list(field.choices)}
+        # blank, where the field allows it, is a value the service accepts (as absent)
+        schema = {"enum": [*field.choices, *([""] if field.allow_blank else [])]}
     elif isinstance(field, fields.CharField):
         if field.min_length is not None:
             raise TypeError(f"No JSON Schema for a CharField with min_length ({field.field_name})")

@@ -12,7 +12,8 @@ What ``redact`` replaces with ``*``:
 
 - the secret segments of the site's paths, wherever a path or a link appears: a receipt's
   token or short code (``/app/receipt/<reference>/…``, ``/receipt/<reference>``,
-  ``/r/<code>``, ``/n/<code>``, ``/log/proof/<token>``), a team invitation
+  ``/r/<code>``, ``/n/<code>``, ``/log/proof/<token>``), a gift receipt's link
+  (``/app/gift/<token>``), a team invitation
   (``/admin/join/<token>/``), a password reset (``/admin/password-reset/<uid>/<token>/``),
   the locker's email link (``/app/my/link/<id>/<secret>``), the secret of Africa's
   Talking's delivery reports (``/callbacks/africastalking/<secret>/``);
@@ -65,6 +66,8 @@ _PATHS: tuple[tuple[str, re.Pattern, Callable], ...] = (
     # A receipt's token or short code: /app/receipt/<reference>/…, /receipt/<reference>
     # (and the admin's /admin/receipts/receipt/<id>/, which gives nothing away).
     _route("/receipt/", 1),
+    # A gift receipt's link (/app/gift/<token>): it opens the sale's items.
+    _route("/app/gift/", 1),
     # Text messages' short links.
     *((f"/{letter}/", re.compile(f"/({letter})/{_SEGMENT}"), _short_link) for letter in "rn"),
     _route("/log/proof/", 1),
