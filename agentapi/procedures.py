@@ -17,7 +17,7 @@ from receipts.contacts import clean_contact, clean_phone_channel
 from receipts.creation import create_receipt
 from receipts.lookup import find_receipt
 from receipts.refunds import refund, validate_refund, validate_void, void
-from receipts.representation import iso_utc, receipt_data
+from receipts.rendering.representation import iso_utc, receipt_data
 from receipts.validation import json_integer, validate_sale
 
 FORMATS = (None, "orf")

@@ -50,8 +50,8 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
+from dashboard.admin import receipts as receipts_admin  # noqa: E402
 from merchants.models import Merchant, MerchantMembership  # noqa: E402
-from receipts import admin as receipts_admin  # noqa: E402
 from receipts.models import Receipt  # noqa: E402
 
 SHOP = "search-bench"

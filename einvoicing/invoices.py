@@ -16,8 +16,8 @@ import phonenumbers
 
 from einvoicing.models import EInvoicing, Report
 from merchants.models import Merchant
-from receipts.documents import refund_share
 from receipts.models import Receipt
+from receipts.rendering.documents import refund_share
 
 # What the shop must fill in, by what is missing (Shop details › Legal identity).
 MISSING = {

@@ -23,7 +23,7 @@ from datetime import datetime
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from receipts import qr
+from receco.lib import qr
 
 _PUBLIC_KEY = re.compile(r"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", re.S)
 _CERTIFICATE = re.compile(r"-----BEGIN CERTIFICATE-----(.*?)-----END CERTIFICATE-----", re.S)
@@ -109,10 +109,10 @@ def payload(irn: str, keys: CryptoKeys, stamped_at: datetime) -> str:
 
 
 def png(payload_text: str) -> bytes:
-    """The QR code of ``payload_text`` as a PNG (receipts.qr)."""
+    """The QR code of ``payload_text`` as a PNG (receco.lib.qr)."""
     return qr.qr_png(payload_text)
 
 
 def svg(payload_text: str) -> str:
-    """The QR code of ``payload_text`` as an SVG named for screen readers (receipts.qr)."""
+    """The QR code of ``payload_text`` as an SVG named for screen readers (receco.lib.qr)."""
     return qr.qr_svg(payload_text, title=QR_TITLE)

@@ -20,7 +20,7 @@ from einvoicing.models import Report
 from merchants.models import Merchant
 from receipts.annexes import Annex
 from receipts.models import Receipt
-from receipts.representation import iso_utc
+from receipts.rendering.representation import iso_utc
 
 # The ORF document's extension that carries a stamped receipt's IRN and QR code payload.
 ORF_EXTENSION = "nrs"

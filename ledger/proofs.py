@@ -1,4 +1,4 @@
-"""What the log proves on request, for its plain views (ledger.views) and the API's
+"""What the log proves on request, for its plain views (agentapi.log.views) and the API's
 procedures alike (getReceiptProof, getLogCheckpoint, getLogConsistency): a receipt's
 bundle against a checkpoint, the latest checkpoint, a consistency proof. The rules for
 which checkpoint and which sizes live here; each caller words its errors its own way.
@@ -11,7 +11,7 @@ from django.conf import settings
 from ledger import bundles, checkpoints, tree
 from ledger.models import Checkpoint
 from receipts.models import Receipt
-from receipts.representation import iso_utc
+from receipts.rendering.representation import iso_utc
 
 NO_CHECKPOINT_OF_SIZE = "tree_size: the log published no checkpoint of this size"
 # The largest tree size there can be (a BigIntegerField): larger ones are refused, not looked up.

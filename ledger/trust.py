@@ -20,8 +20,8 @@ from receco_verify.canonical import canonicalize
 
 from ledger import bundles, checkpoints, entries
 from receco.lib import signingkeys
-from receipts import orf
 from receipts.models import Receipt
+from receipts.rendering import orf
 from receipts.signing import Identity, sign
 
 HASH_ALGORITHM = "SHA-256"

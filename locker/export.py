@@ -32,9 +32,9 @@ from locker import listing
 from locker.contacts import Contact
 from merchants.zones import local_time
 from receco.lib.csvcells import safe_cell
-from receipts.display import words
 from receipts.models import Receipt
 from receipts.money import format_amount
+from receipts.rendering.display import words
 
 MAX_RECEIPTS = 2000
 # The files' bytes before compression. A receipt of a few lines is about 5 KB, so every

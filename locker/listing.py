@@ -15,9 +15,9 @@ from django.urls import reverse
 
 from locker.contacts import SMS, Contact
 from merchants.zones import local_time
-from receipts.display import words
 from receipts.models import Receipt
 from receipts.money import CURRENCIES, format_amount
+from receipts.rendering.display import words
 
 PER_PAGE = 20
 

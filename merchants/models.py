@@ -282,7 +282,7 @@ class MerchantMembership(models.Model):
 
 
 class Invitation(models.Model):
-    """An owner's invitation to join a merchant's team (merchants.team): a link sent by email
+    """An owner's invitation to join a merchant's team (dashboard.team): a link sent by email
     that makes the invitee's account and sets its password, once, within VALIDITY (72 hours).
     Only a digest of the link's secret is stored."""
 
@@ -316,7 +316,7 @@ class Invitation(models.Model):
 
 
 class TwoStepLink(models.Model):
-    """A link that lets one dashboard user set up two-step sign-in (merchants.enrolment):
+    """A link that lets one dashboard user set up two-step sign-in (dashboard.enrolment):
     proof beyond the password, emailed to the user's address or given by the operator.
     It works once, until ``expires_at``, in a session signed in as that user; making a new
     one retires the user's others. Only a digest of its secret is stored."""

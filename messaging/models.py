@@ -104,7 +104,7 @@ class Delivery(models.Model):
     # with the destination: the provider's own records hold the number by it.
     provider = models.CharField(max_length=32, blank=True, default="", db_default="")
     provider_message_id = models.CharField(max_length=128, blank=True, default="", db_default="")
-    # What it costs: an SMS's parts, one per WhatsApp message, 0 for email (messaging.usage).
+    # What it costs: an SMS's parts, one per WhatsApp message, 0 for email (dashboard.usage).
     parts = models.PositiveSmallIntegerField(default=0, db_default=0)
     # What the provider last reported after it took the message (messaging.reports).
     report = models.CharField(max_length=16, choices=Report.choices, blank=True, default="", db_default="")
@@ -135,7 +135,7 @@ class Delivery(models.Model):
                 name="messaging_delivery_provider_id",
                 condition=~models.Q(provider_message_id=""),
             ),
-            # The cost of a merchant's messages per day (messaging.usage).
+            # The cost of a merchant's messages per day (dashboard.usage).
             models.Index(
                 fields=["merchant", "sent_at"], name="messaging_delivery_cost", condition=models.Q(parts__gt=0)
             ),

@@ -4,7 +4,7 @@ as healthchecks has one per kind of channel (``Channel.transport()``).
 The outbox (messaging.outbox) claims a delivery, hands it to its channel's transport
 (``send``), and records the outcome, with the channel's own records (``recorded``), in
 one transaction. Email and SMS are here: a receipt composed for its customer
-(receipts.messages), test receipts to a sink, destinations masked in every error kept or
+(receipts.rendering.messages), test receipts to a sink, destinations masked in every error kept or
 logged. Webhooks register theirs (webhooks.transport: signing, address checks, attempts
 recorded, endpoints disabled).
 """
@@ -24,7 +24,7 @@ from messaging import channels, sms
 from messaging.erasure import ERASED
 from messaging.models import EMAIL, SMS, Delivery
 from receipts import gsm
-from receipts.messages import compose_email, compose_sms
+from receipts.rendering.messages import compose_email, compose_sms
 
 MAX_ERROR_LENGTH = 500
 

@@ -41,7 +41,7 @@ DEBUG = envbool("DJANGO_DEBUG", False)
 
 INSTALLED_APPS = [
     # django.contrib.admin, with every URL scoped to the user's merchants.
-    "merchants.admin_config.DashboardAdminConfig",
+    "dashboard.admin_config.DashboardAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -75,7 +75,7 @@ INSTALLED_APPS = [
     "django_ratelimit",
     # Dashboard sign-in throttling.
     "axes",
-    # Two-step sign-in to the dashboard (merchants.twofactor): authenticator apps and
+    # Two-step sign-in to the dashboard (dashboard.twofactor): authenticator apps and
     # recovery codes.
     "django_otp",
     "django_otp.plugins.otp_totp",
@@ -101,7 +101,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A view whose database does not answer: 503 "back in a moment", not a 500.
     "receco.lib.unavailable.DatabaseUnavailableMiddleware",
-    # Sign-in throttling (merchants.signin); last, as django-axes asks.
+    # Sign-in throttling (dashboard.signin); last, as django-axes asks.
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -169,7 +169,7 @@ if RECECO_PHONE_REGION not in phonenumbers.SUPPORTED_REGIONS:
 RECECO_TRUSTED_PROXY_COUNT = envint("RECECO_TRUSTED_PROXY_COUNT", 0)
 
 # Customers who kept the page open too long get a page that says so, not Django's.
-CSRF_FAILURE_VIEW = "receipts.views.csrf_failure"
+CSRF_FAILURE_VIEW = "customers.views.receipts.csrf_failure"
 
 # --- Database ------------------------------------------------------------------------
 
@@ -300,7 +300,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Dashboard sign-in throttling (django-axes; merchants.signin): a user name is locked out
+# Dashboard sign-in throttling (django-axes; dashboard.signin): a user name is locked out
 # from one address after this many wrong passwords in a row, for this long (each further
 # try restarts the pause); a right password resets the count. An address is locked out
 # whole once its wrong passwords, for any user names, reach the address limit within
@@ -308,15 +308,15 @@ AUTH_PASSWORD_VALIDATORS = [
 AXES_FAILURE_LIMIT = envint("RECECO_LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("RECECO_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 RECECO_LOGIN_ADDRESS_FAILURE_LIMIT = envint("RECECO_LOGIN_ADDRESS_FAILURE_LIMIT", 10, minimum=1)
-AXES_HANDLER = "merchants.signin.SignInHandler"
+AXES_HANDLER = "dashboard.signin.SignInHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "merchants.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT
-AXES_LOCKOUT_CALLABLE = "merchants.signin.locked_out"
-AXES_CLIENT_STR_CALLABLE = "merchants.signin.client_label"  # no user name or address in the log
+AXES_CLIENT_IP_CALLABLE = "dashboard.signin.client_address"  # honours RECECO_TRUSTED_PROXY_COUNT
+AXES_LOCKOUT_CALLABLE = "dashboard.signin.locked_out"
+AXES_CLIENT_STR_CALLABLE = "dashboard.signin.client_label"  # no user name or address in the log
 AXES_VERBOSE = False
 
-# Two-step sign-in (merchants.twofactor): required of the operator and shop owners unless
+# Two-step sign-in (dashboard.twofactor): required of the operator and shop owners unless
 # this is off; off by default only in development (DJANGO_DEBUG).
 RECECO_DASHBOARD_REQUIRE_2FA = envbool("RECECO_DASHBOARD_REQUIRE_2FA", not DEBUG)
 # The name authenticator apps show beside the account.

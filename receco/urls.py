@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from agentapi.log.views import jwks
 from agentapi.openapi import views as openapi
-from ledger.views import jwks
-from merchants import passwords
-from receipts.views import home
+from customers.views.receipts import home
+from dashboard import passwords
 
 urlpatterns = [
     # The front page: customers to the scanner, merchants to the dashboard.
@@ -17,19 +17,19 @@ urlpatterns = [
     path("admin/", include(passwords.urlpatterns)),
     path("admin/", admin.site.urls),
     # The customer's receipt locker: every receipt sent to a proven phone number or address.
-    path("app/", include("locker.urls")),
+    path("app/", include("customers.urls.locker")),
     # The customer web app: scan page, receipt pages, QR images.
-    path("app/", include("receipts.urls")),
+    path("app/", include("customers.urls.receipts")),
     # "Not your receipt?": a message's link that removes its contact from the receipt.
-    path("app/", include("privacy.urls")),
+    path("app/", include("customers.urls.privacy")),
     # Signed receipts: the public keys, and the receipt log's checkpoint and proofs.
     path(".well-known/jwks.json", jwks, name="jwks"),
-    path("log/", include("ledger.urls")),
+    path("log/", include("agentapi.log.urls")),
     # The public SDKs' documentation sends customers to {origin}/receipt/<token>.
     path("receipt/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt", permanent=True)),
     # Providers' delivery reports: SMS, WhatsApp and email providers call these (callbacks).
     path("callbacks/", include("callbacks.urls")),
-    # Text messages' short links, so that a receipt's text fits one part (receipts.messages):
+    # Text messages' short links, so that a receipt's text fits one part (receipts.rendering.messages):
     # the receipt page, and "Not your receipt?" with its key.
     path("r/<str:reference>", RedirectView.as_view(pattern_name="receipts:receipt")),
     path("n/<str:reference>", RedirectView.as_view(pattern_name="privacy:not_mine", query_string=True)),

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from receipts import qr
+from receco.lib import qr
 
 if TYPE_CHECKING:
     from receipts.models import Receipt

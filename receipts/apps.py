@@ -9,7 +9,8 @@ class ReceiptsConfig(AppConfig):
         from django.core import checks
         from django.core.signals import setting_changed
 
-        from receipts import audit, messages
+        from receipts import audit
+        from receipts.rendering import messages
         from receipts.wallet import credentials
 
         audit.register()

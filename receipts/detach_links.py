@@ -1,6 +1,6 @@
 """The "Not your receipt?" link every message to a customer carries: it detaches that one
 receipt from the email address or phone number it was sent to, without signing in
-(privacy.views asks first, privacy.erasure detaches).
+(customers.views.privacy asks first, privacy.erasure detaches).
 
 The link is ``/app/receipt/<short code>/not-mine?k=<key>``. The key is signed with
 Django's signing (TimestampSigner, a salt of its own and the receipt's short code, so a

@@ -21,10 +21,10 @@ from django.db import IntegrityError, transaction
 
 from merchants.zones import local_time
 from receco.errors import InvalidInput
-from receipts import qr
+from receco.lib import qr
 from receipts.codes import SHORT_CODE_ALPHABET
-from receipts.display import accent_color, lines, logo_url, text_color_on
 from receipts.models import GIFT_CODE_LENGTH, GiftReceipt, Receipt
+from receipts.rendering.display import accent_color, lines, logo_url, text_color_on
 
 CODE_PREFIX = "G"
 CODE_RE = re.compile(f"^{CODE_PREFIX}[{SHORT_CODE_ALPHABET}]{{{GIFT_CODE_LENGTH - 1}}}$")

@@ -3,7 +3,7 @@ one look-up of getReceipt, updateReceiptContact and the customer pages.
 
 Who may read a receipt does not depend on its merchant's record, so this is one indexed
 query. Anyone may read any receipt by its token or short code (contact data is masked
-for them, receipts.representation); a key reads only its own merchant's receipts, and
+for them, receipts.rendering.representation); a key reads only its own merchant's receipts, and
 another merchant's is "not found" to it, exactly like a receipt that does not exist, so
 a key does not tell its holder which codes exist. A test key reads only test receipts.
 Short codes can be guessed: those that find nothing count against the client address

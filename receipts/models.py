@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from receipts.codes import Reference
 
 
-# What the dashboard's search (receipts.search) looks up beside plain columns; its indexes
+# What the dashboard's search (dashboard.search) looks up beside plain columns; its indexes
 # are made on these very expressions, which a query must repeat to be answered by them.
 CARD_LAST4 = KT("details__payment_details__card_last4")
 EMAIL_LOWER = Lower("customer_email")
@@ -66,7 +66,7 @@ class Receipt(models.Model):
     # What the POS sent beyond the total: subtotal, discount, tip, tax lines and payment
     # details (only those given); for a refund, what it refunds and why; for a sale that
     # was refunded, its refunds. In one column: most sales have none of it, and getReceipt
-    # answers all of it from this row alone (receipts.representation).
+    # answers all of it from this row alone (receipts.rendering.representation).
     details = models.JSONField(null=True, blank=True)
     # A refund is a receipt of its own (receipt_type "refund"), of this sale.
     refund_of = models.ForeignKey(
@@ -93,7 +93,7 @@ class Receipt(models.Model):
         indexes = [
             # Admin receipt list and usage charts: one merchant's receipts by date.
             models.Index(fields=["merchant", "-created_at"], name="receipt_merchant_created"),
-            # The dashboard's search (receipts.search), exact look-ups of one merchant's
+            # The dashboard's search (dashboard.search), exact look-ups of one merchant's
             # sales or, for the operator, of all: by amount; by the card's last four and the
             # customer's email or phone, kept small by leaving out the sales without them
             # (a look-up's equality implies the condition, so the index still answers it).

@@ -25,7 +25,7 @@ from receipts.codes import TOKEN_FORM_MESSAGE, TOKEN_MAX_LENGTH, TOKEN_RE, new_t
 from receipts.creation import TOKEN_CONFLICT, Created
 from receipts.models import Receipt, Void
 from receipts.numbering import series_name
-from receipts.representation import iso_utc
+from receipts.rendering.representation import iso_utc
 from receipts.validation import MAX_AMOUNT, MAX_ITEMS, StrictCharField, StrictIntegerField, errors_message
 
 PARTIALLY_REFUNDED = "partially_refunded"

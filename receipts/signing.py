@@ -32,9 +32,9 @@ from receco_verify.canonical import canonicalize
 from receco_verify.merkle import leaf_hash
 
 from receco.lib.signingkeys import Keyring
-from receipts.documents import refund_share
 from receipts.models import Receipt, SetAside, Void
-from receipts.representation import iso_utc
+from receipts.rendering.documents import refund_share
+from receipts.rendering.representation import iso_utc
 
 # The version new entries are signed in; every version an entry of the log may be in.
 CONTENT_VERSION = 3

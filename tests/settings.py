@@ -44,5 +44,5 @@ if REDIS_URL:  # noqa: F405
     CACHES["default"]["KEY_PREFIX"] = RECECO_CACHE_PREFIX  # noqa: F405
 
 # Two-step sign-in is on outside debug; the suite signs staff in with passwords alone
-# unless a test is about the second step (tests/merchants/test_two_step.py turns it on).
+# unless a test is about the second step (tests/dashboard/test_twofactor.py turns it on).
 RECECO_DASHBOARD_REQUIRE_2FA = False

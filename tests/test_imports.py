@@ -68,24 +68,24 @@ LAYERS = [
             "receco.wsgi",
             "receco.asgi",
             "*.admin",
-            "receipts.views",
-            "receipts.urls",
-            "ledger.views",
-            "ledger.urls",
+            "customers.views.receipts",
+            "customers.urls.receipts",
+            "agentapi.log.views",
+            "agentapi.log.urls",
             # the dashboard: its site, its sign-in pages, its home page's figures, a sale's
             # refund and void pages and their forms
-            "merchants.admin_config",
-            "merchants.sites",
-            "merchants.signin_views",
-            "merchants.navigation",
-            "receipts.today",
+            "dashboard.admin_config",
+            "dashboard.sites",
+            "dashboard.signin_views",
+            "dashboard.navigation",
+            "dashboard.today",
             # a sale's "Send again": the outbox and the audit trail, from the dashboard
-            "receipts.resend",
-            "receipts.refund_pages",
-            "receipts.refund_forms",
+            "dashboard.resend",
+            "dashboard.refund_pages",
+            "dashboard.refund_forms",
             # the customer pages: their form and what this browser asked to be sent
-            "receipts.forms",
-            "receipts.sent_here",
+            "customers.forms.receipts",
+            "customers.sent_here",
             # the customer's receipt locker (/app/my), its sign-in transport included
             "locker",
             # providers' delivery reports over HTTP: SMS, WhatsApp and email providers' callbacks
@@ -218,6 +218,8 @@ def test_the_check_finds_an_import_up_the_layers_inside_a_function():
 
 def test_the_dashboard_and_the_pages_are_the_top_layer():
     top = len(LAYERS) - 1
-    assert [layer_of(name) for name in ("receipts.admin", "receipts.views", "merchants.sites")] == [top] * 3
+    assert [layer_of(name) for name in ("dashboard.admin.receipts", "customers.views.receipts", "dashboard.sites")] == [
+        top
+    ] * 3
     assert layer_of("receipts.creation") == [name for name, _ in LAYERS].index("receipts")
     assert layer_of("receco.lib.queries") == 0

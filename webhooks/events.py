@@ -25,7 +25,7 @@ from messaging import outbox
 from messaging.signals import delivery_failed
 from receipts import hooks
 from receipts.models import Receipt
-from receipts.representation import iso_utc, receipt_data
+from receipts.rendering.representation import iso_utc, receipt_data
 from webhooks.listeners import listening
 from webhooks.models import WEBHOOK, Delivery, Endpoint, Event, EventType
 

@@ -9,7 +9,7 @@ not here fails the tests that check real answers against these schemas
 from messaging.limits import DUPLICATE, LIMITED, QUEUED
 from messaging.models import EMAIL, SMS, WHATSAPP
 from receipts.codes import SHORT_CODE_PATTERN
-from receipts.fields import AMOUNT, DATE_TIME, RECEIPT_FIELDS, closed
+from receipts.rendering.fields import AMOUNT, DATE_TIME, RECEIPT_FIELDS, closed
 
 Schema = dict
 
@@ -29,7 +29,7 @@ DELIVERY = closed(
 )
 DELIVERIES = {"type": "array", "items": {"$ref": "#/components/schemas/Delivery"}}
 
-# The receipt's fields are declared once, with getReceipt's answer (receipts.fields).
+# The receipt's fields are declared once, with getReceipt's answer (receipts.rendering.fields).
 RECEIPT = closed(
     {field.name: field.schema for field in RECEIPT_FIELDS},
     description="The receipt, its first 19 fields those every client knows.",

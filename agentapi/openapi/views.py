@@ -7,8 +7,8 @@ from django.views.decorators.http import require_safe
 
 from agentapi.openapi.document import TITLE, document, document_json
 from agentapi.openapi.reference import failures, introduction, operations
+from receco.lib.csp import csp
 from receco.lib.trpc import API_PREFIX
-from receipts.csp import csp
 
 # The document changes only with a deployment.
 _CACHE_CONTROL = "public, max-age=300"

@@ -3,7 +3,7 @@ HTTP to its documented Graph API (one request shape; no SDK needed).
 
 A receipt goes as the operator's approved *utility* template RECECO_WHATSAPP_TEMPLATE
 in RECECO_WHATSAPP_TEMPLATE_LANGUAGE, its body's four parameters the shop's name, the
-total, the receipt's link and the "Not your receipt?" link (receipts.messages), and
+total, the receipt's link and the "Not your receipt?" link (receipts.rendering.messages), and
 nothing promotional: POST https://graph.facebook.com/<version>/<phone number id>/messages
 with ``Authorization: Bearer <RECECO_WHATSAPP_ACCESS_TOKEN>``, answered with the
 message's ``wamid`` id. Only to a customer who asked for WhatsApp (the delivery's opt-in).
@@ -24,7 +24,7 @@ from messaging import channels
 from messaging.models import WHATSAPP, Delivery, Report
 from messaging.providers.http import Unreachable, post_json, refused_for_good
 from messaging.transports import Failed, Taken, ToCustomer, describe
-from receipts.messages import whatsapp_parameters
+from receipts.rendering.messages import whatsapp_parameters
 
 PROVIDER = "whatsapp"
 GRAPH_URL = "https://graph.facebook.com"

@@ -1,7 +1,7 @@
 """What a wallet pass of a receipt says, whichever wallet holds it.
 
 A pass is a copy the customer carries away, signed with the operator's certificate, so it
-follows the rules of the messages the service sends (receipts.messages): what came with a
+follows the rules of the messages the service sends (receipts.rendering.messages): what came with a
 sale made without the merchant's key (items, location, payment, status) stays on the
 page; its link is the short-code address the service chose (``Receipt.message_url``),
 never a token a POS chose. It never holds the customer's email address or phone number.
@@ -10,8 +10,8 @@ never a token a POS chose. It never holds the customer's email address or phone 
 import hashlib
 from dataclasses import dataclass
 
-from receipts.display import receipt_context
 from receipts.models import Receipt
+from receipts.rendering.display import receipt_context
 
 
 @dataclass(frozen=True)

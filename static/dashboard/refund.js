@@ -1,7 +1,7 @@
 // The refund form (templates/admin/receipts/receipt/refund.html): typing an amount ticks
 // "An amount", choosing a quantity ticks "Chosen items", so that what the owner fills in is
 // what is refunded. Without scripts the server reads the form the same way
-// (receipts.refund_forms.meant).
+// (dashboard.refund_forms.meant).
 "use strict";
 document.querySelectorAll("form.refund-form").forEach(function (form) {
   function tick(choice) {

@@ -199,7 +199,7 @@ def test_sign_in_pages(audit, live_server, owner, merchant, settings, mailoutbox
     owner.save()
     page, url = audit.page, live_server.url
 
-    from merchants import team
+    from dashboard import team
 
     _, token = team.invite(merchant, "ada@mama-put.example", "member", owner)
     audit.visit(f"{url}/admin/join/{token}/", "dashboard-team-join")

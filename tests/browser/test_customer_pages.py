@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from receipts.qr import qr_png
+from receco.lib.qr import qr_png
 from tests.browser.conftest import CHROMIUM_ARGS, PHONE
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -316,7 +316,7 @@ def test_a_screen_reader_user_lands_on_the_error_then_on_the_confirmation(phone,
 
 
 def test_a_receipt_that_arrives_later_opens_by_itself(phone, live_server, merchant, receipt_factory, monkeypatch):
-    from receipts import views
+    from customers.views import receipts as views
 
     monkeypatch.setattr(views, "PENDING_RETRY_SECONDS", 1)
     page = phone.page
@@ -330,7 +330,7 @@ def test_a_receipt_that_arrives_later_opens_by_itself(phone, live_server, mercha
 
 
 # What is read at a glance stays whole on a phone, on a laptop and on paper: the receipt's
-# number, the card, and each clock time with its zone (receipts/templatetags/unbroken.py).
+# number, the card, and each clock time with its zone (customers/templatetags/unbroken.py).
 SIZES = [pytest.param(PHONE, id="360x740"), pytest.param({"width": 1280, "height": 800}, id="1280x800")]
 # Each kept piece: its text and how many lines its boxes take (one, unless it wrapped).
 KEPT_LINES = """() => [...document.querySelectorAll('.receipt .keep')].map(el => {

@@ -39,7 +39,7 @@ def _shop(merchant, owner, receipt_factory, live_key, settings):
     from django.contrib.auth.models import User
     from django.utils import timezone
 
-    from merchants import team
+    from dashboard import team
     from merchants.keys import issue_key, revoke_key, rotate_key
     from merchants.models import MerchantMembership
     from merchants.usage import count_call

@@ -118,7 +118,7 @@ def test_a_shop_owner_signs_in_with_a_second_factor_on_a_phone(
     from django_otp.oath import TOTP
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
-    from merchants import twofactor
+    from dashboard import twofactor
 
     settings.RECECO_DASHBOARD_REQUIRE_2FA = True
     settings.OTP_STATIC_THROTTLE_FACTOR = 0
@@ -165,7 +165,7 @@ def test_a_shop_owner_sets_up_two_step_sign_in_on_a_phone_with_the_emailed_link(
     from django_otp.oath import TOTP
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
-    from merchants import twofactor
+    from dashboard import twofactor
 
     settings.RECECO_DASHBOARD_REQUIRE_2FA = True
     owner.email = "olu@mama-put.example"
@@ -219,7 +219,7 @@ def test_a_shop_owner_sets_up_two_step_sign_in_on_a_phone_with_the_emailed_link(
         desk.get_by_label("Username").fill(owner.username)
         desk.get_by_label("Password").fill("not-used-in-tests")
         desk.get_by_role("button", name="Sign in").click()
-        from merchants import enrolment
+        from dashboard import enrolment
 
         desk.goto(live_server.url + enrolment.link_path(enrolment.make_link(owner, enrolment.EMAIL_VALIDITY)))
         desk.get_by_role("button", name="Set up my authenticator app").click()

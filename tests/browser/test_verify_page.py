@@ -16,8 +16,8 @@ from playwright.sync_api import expect
 from ledger import checkpoints
 from ledger.models import Node
 from receco.lib import signingkeys
+from receco.lib.qr import qr_png
 from receipts.models import Receipt
-from receipts.qr import qr_png
 from tests import databases
 from tests.browser.accessibility import violations
 from tests.browser.conftest import CHROMIUM_ARGS, PHONE, Visit

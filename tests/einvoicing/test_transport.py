@@ -84,7 +84,7 @@ def test_a_refund_is_a_credit_note_referring_to_its_sales_invoice(report, receip
             "price": {"price_amount": 300.0, "base_quantity": 1, "price_unit": "NGN per 1"},
         }
     ]
-    # The refund's share of the sale's VAT, as its receipt states it (receipts.documents).
+    # The refund's share of the sale's VAT, as its receipt states it (receipts.rendering.documents).
     assert body["tax_total"][0]["tax_amount"] == 20.93
     assert body["legal_monetary_total"]["payable_amount"] == 300.0
 

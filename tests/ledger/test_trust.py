@@ -18,7 +18,7 @@ from ledger.trust import document
 from receco.lib import signingkeys
 from receipts.models import Receipt
 from tests.ledger.conftest import append
-from tests.receipts.test_orf import VALIDATOR
+from tests.receipts.rendering.test_orf import VALIDATOR
 
 
 def _download(client, receipt) -> dict:

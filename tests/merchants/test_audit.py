@@ -1,4 +1,4 @@
-"""The audit trail (merchants.audit, merchants.audit_admin): issue 21's "nothing records
+"""The audit trail (merchants.audit, dashboard.admin.audit): issue 21's "nothing records
 who did what" replayed for every action that moves money or access, and the trail's
 isolation between merchants."""
 

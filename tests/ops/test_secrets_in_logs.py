@@ -189,7 +189,7 @@ def stack(request, tmp_path):
         "RECECO_LOG_FORMAT": request.param,
         "EMAIL_URL": f"smtp://127.0.0.1:{smtp.port}",
         "RECECO_SMS_BACKEND": "console",
-        # The dashboard's second step is another test's (tests/merchants/test_two_step.py).
+        # The dashboard's second step is another test's (tests/dashboard/test_twofactor.py).
         "RECECO_DASHBOARD_REQUIRE_2FA": "0",
     }
     server = start_gunicorn(url, tmp_path / "web.log", access_log=True, **env)

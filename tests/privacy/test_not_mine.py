@@ -1,4 +1,4 @@
-"""The "Not your receipt?" link of every message (privacy.views, receipts.detach_links):
+"""The "Not your receipt?" link of every message (customers.views.privacy, receipts.detach_links):
 GET shows which receipt and contact, POST (with its CSRF token) detaches that one purchase;
 once only, refused when altered or too old, "already removed" once the contact is gone."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from einvoicing.models import Report
 from ledger import trust
-from receipts.messages import compose_email
+from receipts.rendering.messages import compose_email
 
 pytestmark = pytest.mark.django_db
 

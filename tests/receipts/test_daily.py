@@ -5,9 +5,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from dashboard.today import today
 from receipts.daily import DayCount, recent_sales, sales_per_day
 from receipts.refunds import refund, validate_refund, void
-from receipts.today import today
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Gift receipts (receipts.gifts, and their pages in receipts.views): made from the
+"""Gift receipts (receipts.gifts, and their pages in customers.views.receipts): made from the
 receipt's page or the sale's dashboard page, once per sale; the items and the shop's
 return policy without a price, the payment, the card or the customer; found in the
 dashboard by their own code, which opens the sale to refund."""

@@ -13,7 +13,7 @@ from messaging.outbox import dispatch
 from receco.errors import Conflict
 from receipts.creation import create_receipt
 from receipts.refunds import refund, validate_refund, void
-from receipts.representation import receipt_data
+from receipts.rendering.representation import receipt_data
 from receipts.validation import validate_sale
 from receipts.writer import update_contact as attach_contact
 from webhooks.endpoints import create_endpoint
