@@ -5,8 +5,7 @@ from dataclasses import dataclass
 
 from django.utils.crypto import salted_hmac
 
-from customers.forms.receipts import phone_example
-from receipts.contacts import mask_email, mask_phone, normalize_email, normalize_phone
+from receipts.contacts import mask_email, mask_phone, normalize_email, normalize_phone, phone_example
 
 SMS = "sms"
 EMAIL = "email"

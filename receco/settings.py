@@ -48,22 +48,28 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
-    # The audit trail's writer (merchants.audit); before merchants, whose admin replaces
+    # The audit trail's writer (merchants.audit); before dashboard, whose admin replaces
     # the one it registers for the trail.
     "auditlog",
+    # The domain apps: models, rules and commands, no pages.
     "merchants",
     "receipts",
     "messaging",
     # Every live receipt reported to Nigeria's revenue service (docs/einvoicing.md).
     "einvoicing",
     "webhooks",
-    "agentapi",
     # Signed receipts and their append-only log (docs/verification.md).
     "ledger",
     # The customer's receipt locker, /app/my (docs/customer-pages.md).
     "locker",
     # Erasure of customers' contacts, "Not your receipt?" links, retention (docs/privacy.md).
     "privacy",
+    # The merchant's dashboard: every ModelAdmin, sign-in, two-step, team (docs/dashboard.md).
+    "dashboard",
+    # What customers reach in a browser: receipt pages, locker, "Not your receipt?".
+    "customers",
+    # The POS API (tRPC) and the receipt log's public HTTP (docs/api.md).
+    "agentapi",
     # Providers' delivery reports: SMS, WhatsApp and email providers' callbacks (docs/delivery.md).
     "callbacks",
     # Email through a provider's HTTP API, and its tracking webhooks (messaging.providers.email).

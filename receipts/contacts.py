@@ -139,3 +139,11 @@ def clean_contact(email: object, phone: object) -> tuple[str | None, str | None]
             except ValueError as exc:
                 raise InvalidInput(f"{field}: {exc}") from None
     return cleaned.get("email"), cleaned.get("phone")
+
+
+def phone_example() -> str:
+    """A valid mobile number of RECECO_PHONE_REGION as people write it, e.g. ``0802 123 4567``."""
+    number = phonenumbers.example_number_for_type(settings.RECECO_PHONE_REGION, phonenumbers.PhoneNumberType.MOBILE)
+    if number is None:
+        return "+234 802 123 4567"
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)

@@ -8,7 +8,6 @@ as part of their app.
 """
 
 import ast
-import fnmatch
 from pathlib import Path
 
 import pytest
@@ -25,9 +24,11 @@ PACKAGES = {
             "messaging",
             "einvoicing",
             "webhooks",
-            "agentapi",
             "privacy",
             "locker",
+            "dashboard",
+            "customers",
+            "agentapi",
             "callbacks",
         ],
     ),
@@ -35,16 +36,18 @@ PACKAGES = {
     "agent": (ROOT / "posagent" / "src", ["receco_agent"]),
 }
 
-# The service's layers, from the bottom. A module may import modules of its own layer
-# and of the layers below it, never one above. A module is in the first layer, from the
-# top, one of whose patterns names it or a package it is in.
+# The service's layers, from the bottom, app by app. A module may import modules of its
+# own layer and of the layers below it, never one above. A module is in the layer of the
+# longest name below that is its own or its package's.
 LAYERS = [
-    # Infrastructure: settings helpers, the database backend, compiled queries, Redis,
-    # the wire format of the API, what an operator watches. It knows no app.
-    ("infrastructure", ["receco.lib", "receco.ops", "receco.errors", "receco"]),
+    # Infrastructure: settings helpers, the database backend, Redis, the wire format of
+    # the API, web utilities, what an operator watches. It knows no app.
+    ("infrastructure", ["receco.lib", "receco.ops", "receco.errors"]),
+    # The domain apps: models, rules and commands; no views, admins, urls or forms.
     # Merchants, their keys and staff, and the admission of every request.
     ("merchants", ["merchants"]),
-    # Receipts: validation, the one writer of receipt rows and its hooks, look-up, refunds.
+    # Receipts: validation, the one writer of receipt rows and its hooks, look-up, refunds,
+    # how a receipt reads (receipts.rendering).
     ("receipts", ["receipts"]),
     # The receipt log: signed entries of what the writer wrote, appended after the fact.
     ("ledger", ["ledger"]),
@@ -54,44 +57,15 @@ LAYERS = [
     ("einvoicing", ["einvoicing"]),
     # Endpoints and events: they read receipts and hand deliveries to the outbox.
     ("webhooks", ["webhooks"]),
-    # What people and machines reach over HTTP, and the project's wiring. Django keeps an
-    # app's dashboard pages (admin) and customer pages (views) in the app whose models
-    # they show; they belong up here all the same, with what only they use.
-    (
-        "top",
-        [
-            "agentapi",
-            # erasure, "Not your receipt?" links and retention, over every app below
-            "privacy",
-            "receco.urls",
-            "receco.settings",
-            "receco.wsgi",
-            "receco.asgi",
-            "*.admin",
-            "customers.views.receipts",
-            "customers.urls.receipts",
-            "agentapi.log.views",
-            "agentapi.log.urls",
-            # the dashboard: its site, its sign-in pages, its home page's figures, a sale's
-            # refund and void pages and their forms
-            "dashboard.admin_config",
-            "dashboard.sites",
-            "dashboard.signin_views",
-            "dashboard.navigation",
-            "dashboard.today",
-            # a sale's "Send again": the outbox and the audit trail, from the dashboard
-            "dashboard.resend",
-            "dashboard.refund_pages",
-            "dashboard.refund_forms",
-            # the customer pages: their form and what this browser asked to be sent
-            "customers.forms.receipts",
-            "customers.sent_here",
-            # the customer's receipt locker (/app/my), its sign-in transport included
-            "locker",
-            # providers' delivery reports over HTTP: SMS, WhatsApp and email providers' callbacks
-            "callbacks",
-        ],
-    ),
+    # Erasure of a contact and retention, over every app below.
+    ("privacy", ["privacy"]),
+    # The customer's receipt locker: its sign-ins, sessions and listing.
+    ("locker", ["locker"]),
+    # What people and machines reach over HTTP: the merchant's dashboard, the customer
+    # pages, the POS API (and the log's public HTTP), providers' callbacks.
+    ("top", ["dashboard", "customers", "agentapi", "callbacks"]),
+    # The project's wiring: receco.urls, receco.settings, receco.wsgi, receco.asgi.
+    ("wiring", ["receco"]),
 ]
 
 
@@ -120,7 +94,11 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> dict[str, int]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            # ``from package import module`` imports the module, as ``import package.module``
+            # does; the package counts only when a name is taken from it.
+            if not all(name in modules for name in names):
+                names.insert(0, base)
         else:
             continue
         for target in names:
@@ -140,15 +118,16 @@ def _graph(part: str) -> dict[str, dict[str, int]]:
 
 
 def layer_of(module: str) -> int:
-    """The index in LAYERS of ``module``'s layer."""
-    for index in reversed(range(len(LAYERS))):
-        for pattern in LAYERS[index][1]:
-            prefix = module
-            while prefix:
-                if fnmatch.fnmatchcase(prefix, pattern):
-                    return index
-                prefix = prefix.rpartition(".")[0]
-    raise LookupError(f"{module} is in no layer: add it to LAYERS")
+    """The index in LAYERS of ``module``'s layer: that of the longest name listed that is
+    the module or one of its packages."""
+    found = None
+    for index, (_, names) in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and (found is None or len(name) > len(found[1])):
+                found = (index, name)
+    if found is None:
+        raise LookupError(f"{module} is in no layer: add its app to LAYERS")
+    return found[0]
 
 
 def upward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
@@ -217,9 +196,17 @@ def test_the_check_finds_an_import_up_the_layers_inside_a_function():
 
 
 def test_the_dashboard_and_the_pages_are_the_top_layer():
-    top = len(LAYERS) - 1
+    layers = [name for name, _ in LAYERS]
+    top = layers.index("top")
     assert [layer_of(name) for name in ("dashboard.admin.receipts", "customers.views.receipts", "dashboard.sites")] == [
         top
     ] * 3
-    assert layer_of("receipts.creation") == [name for name, _ in LAYERS].index("receipts")
+    assert layer_of("receipts.creation") == layers.index("receipts")
     assert layer_of("receco.lib.queries") == 0
+    assert layer_of("receco.urls") == layers.index("wiring")
+
+
+def test_a_module_is_in_the_layer_of_the_longest_name_that_holds_it():
+    assert layer_of("receco.errors") == 0
+    assert layer_of("receco") == len(LAYERS) - 1
+    assert layer_of("merchants.admission.store") == 1

@@ -6,23 +6,20 @@ WhatsApp (messaging.channels.offers_whatsapp) the number may be sent to on Whats
 instead of by text message, the default.
 """
 
-import phonenumbers
 from django import forms
-from django.conf import settings
 
 from receco.errors import InvalidInput
-from receipts.contacts import MAX_EMAIL_LENGTH, MAX_PHONE_LENGTH, SMS_CHANNEL, WHATSAPP_CHANNEL, clean_contact
+from receipts.contacts import (
+    MAX_EMAIL_LENGTH,
+    MAX_PHONE_LENGTH,
+    SMS_CHANNEL,
+    WHATSAPP_CHANNEL,
+    clean_contact,
+    phone_example,
+)
 
 PHONE_CHANNEL_CHOICES = [(SMS_CHANNEL, "Text message (SMS)"), (WHATSAPP_CHANNEL, "WhatsApp")]
 WHATSAPP_NOT_OFFERED = "This shop does not send receipts on WhatsApp: choose text message."
-
-
-def phone_example() -> str:
-    """A valid mobile number of RECECO_PHONE_REGION as people write it, e.g. ``0802 123 4567``."""
-    number = phonenumbers.example_number_for_type(settings.RECECO_PHONE_REGION, phonenumbers.PhoneNumberType.MOBILE)
-    if number is None:
-        return "+234 802 123 4567"
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
 
 
 class ContactForm(forms.Form):

@@ -14,7 +14,7 @@ from django.utils.http import parse_etags
 from django.views.decorators.http import require_POST, require_safe
 
 from customers import sent_here
-from customers.forms.receipts import WHATSAPP_NOT_OFFERED, ContactForm, phone_example
+from customers.forms.receipts import WHATSAPP_NOT_OFFERED, ContactForm
 from ledger import trust
 from ledger.standing import standing
 from merchants.admission.admit import Admission
@@ -31,7 +31,7 @@ from receco.lib.rates import parse_rate
 from receco.ops import metrics
 from receipts import annexes, gifts, writer
 from receipts.codes import SHORT_CODE_PATTERN
-from receipts.contacts import mask_email, mask_phone
+from receipts.contacts import mask_email, mask_phone, phone_example
 from receipts.lookup import find_receipt
 from receipts.models import Receipt
 from receipts.rendering.display import origin, receipt_context

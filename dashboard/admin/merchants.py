@@ -643,6 +643,3 @@ class InvitationAdmin(MerchantScopedAdmin):
         if request.user.is_superuser:
             return True
         return self._owner_may(request, obj)
-
-
-from dashboard.admin import audit as audit_admin  # noqa: E402,F401  (registers the audit trail's admin)
