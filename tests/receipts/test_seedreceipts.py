@@ -9,7 +9,7 @@ from django.db import connection
 from django.utils import timezone
 
 from merchants.models import Merchant
-from receipts import seeding, writer
+from receipts import seed_writer, seeding
 from receipts.codes import SHORT_CODE_RE, TOKEN_RE
 from receipts.models import Receipt, ReceiptSeries
 from receipts.validation import sale_fingerprint
@@ -178,7 +178,7 @@ def _schema() -> list:
 @pytest.mark.django_db(transaction=True)
 def test_indexes_dropped_for_a_large_seed_come_back_as_the_migrations_made_them(merchant, monkeypatch):
     before = _schema()
-    monkeypatch.setattr(writer, "REBUILD_AT", 100)
+    monkeypatch.setattr(seed_writer, "REBUILD_AT", 100)
     call_command("seedreceipts", merchant.string_id, "150", "--merchants", "2")
     assert _schema() == before
     assert len(before) == 17  # three fewer since receipts 0011
@@ -197,7 +197,7 @@ def test_a_short_code_already_taken_is_drawn_again(merchant, receipt_factory):
         cursor.execute("DROP TABLE seed_digits")
     taken = receipt_factory(short_code=code)
     now = timezone.now()
-    writer.insert_generated([(merchant, 50)], now - timedelta(days=1), now, random.Random(7))
+    seed_writer.insert_generated([(merchant, 50)], now - timedelta(days=1), now, random.Random(7))
     assert Receipt.objects.count() == 51
     assert Receipt.objects.get(short_code=code) == taken
     assert len(set(Receipt.objects.values_list("short_code", flat=True))) == 51

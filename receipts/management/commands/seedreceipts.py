@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from merchants.models import Merchant
 from receco.lib.postgresql.base import statement_timeout_lifted
-from receipts import seeding, writer
+from receipts import seed_writer, seeding
 from receipts.codes import BASE36, SHORT_CODE_ALPHABET, base36
 from receipts.models import Receipt, ReceiptSeries
 from receipts.numbering import series_name
@@ -50,7 +50,7 @@ class Command(BaseCommand):
         using = router.db_for_write(Receipt)
         if connections[using].vendor == "postgresql":
             with statement_timeout_lifted(using):
-                phases = writer.insert_generated(shares, start, end, rng)
+                phases = seed_writer.insert_generated(shares, start, end, rng)
             if options["verbosity"] > 1:
                 for name, seconds in phases.items():
                     self.stdout.write(f"  {seconds:7.1f} s  {name}")
@@ -72,7 +72,7 @@ class Command(BaseCommand):
             self._replace_taken_codes(receipts, rng)
             with transaction.atomic():
                 _number(merchant, receipts)
-                writer.insert_seeded(receipts)
+                seed_writer.insert_seeded(receipts)
             created += size
             self.stdout.write(f"{created}/{count} receipts", ending="\r")
 
