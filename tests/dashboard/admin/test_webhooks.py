@@ -11,7 +11,7 @@ from receipts.validation import validate_sale
 from webhooks.endpoints import create_endpoint
 from webhooks.models import Attempt, Delivery, Endpoint
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("local_receivers")]
 
 ENDPOINTS = "/admin/webhooks/endpoint/"
 DELIVERIES = "/admin/webhooks/delivery/"

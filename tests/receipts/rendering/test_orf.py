@@ -11,7 +11,7 @@ from tests.helpers import bearer
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "orf-0.1.json").read_text())
+SCHEMA = json.loads((Path(__file__).parents[1] / "schemas" / "orf-0.1.json").read_text())
 VALIDATOR = Draft202012Validator(SCHEMA, format_checker=FormatChecker())
 
 
