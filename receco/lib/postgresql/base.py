@@ -10,7 +10,7 @@ the socket and only asks the server when something is waiting there.
 
 Statements end on the server after DATABASE_STATEMENT_TIMEOUT (the connection's
 ``statement_timeout``); a server that does not answer at all is cut off by the client
-a little later (receco.postgresql.watchdog). ``migrate`` and ``seedreceipts`` lift the
+a little later (receco.lib.postgresql.watchdog). ``migrate`` and ``seedreceipts`` lift the
 statement timeout for their own connection (``lift_statement_timeout``, ``statement_timeout_lifted``): building an index
 or filling a large table takes longer than a request.
 """
