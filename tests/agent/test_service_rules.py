@@ -48,6 +48,8 @@ def _rule(field) -> tuple:
         return ("bool",)
     if isinstance(field, StrictCharField):
         return ("text", field.max_length)
+    if isinstance(field, serializers.ChoiceField):
+        return ("choice", tuple(field.choices))
     raise AssertionError(f"no rule for {field!r}")
 
 

@@ -8,12 +8,15 @@ its serializers and fails when the two differ: change one, and the test says to 
 other.
 
 Each field: ``("text", max_length)``, ``("int", min, max)``, ``("number", min, max)``,
-``("bool",)``, ``("list", max_items, <rules of an element>)`` or ``("object", <rules>)``.
+``("bool",)``, ``("choice", <the values>)`` (blank or absent: none),
+``("list", max_items, <rules of an element>)`` or ``("object", <rules>)``.
 Every string, however deep, is also refused when it holds a NUL character or a lone
 surrogate, as the service's text fields refuse them.
 """
 
 MAX_AMOUNT = 10**15
+# How the receipt goes to customer_phone: the service takes exactly these (absent: sms).
+PHONE_CHANNELS = ("sms", "whatsapp")
 # The service's RECECO_MAX_BODY_BYTES unless its operator changed it: a sale whose input is
 # larger once encoded is refused whole (413).
 MAX_BODY_BYTES = 1024 * 1024
@@ -61,7 +64,7 @@ SALE = {
     "status": ("text", 32),
     "customer_email": ("text", 254),
     "customer_phone": ("text", 40),
-    "customer_phone_channel": ("text", 16),
+    "customer_phone_channel": ("choice", PHONE_CHANNELS),
     "subtotal_amount": ("int", 0, MAX_AMOUNT),
     "discount_amount": ("int", 0, MAX_AMOUNT),
     "tip_amount": ("int", 0, MAX_AMOUNT),
@@ -69,8 +72,6 @@ SALE = {
     "payment_details": ("object", PAYMENT_DETAILS),
     "terminal_id": ("text", 32),
 }
-# How the receipt goes to customer_phone: the service takes exactly these (absent: sms).
-PHONE_CHANNELS = ("sms", "whatsapp")
 # A terminal_id must also hold a letter or a digit: they name the till in the receipt number.
 TERMINAL_CODE_PATTERN = r"[A-Za-z0-9]"
 

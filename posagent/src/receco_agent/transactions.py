@@ -41,7 +41,7 @@ _OPTIONAL_STRINGS = {
     # (absent) or "whatsapp" (the customer's choice at the till, their opt-in).
     "customerEmail": ("customer_email", SALE["customer_email"][1]),
     "customerPhone": ("customer_phone", SALE["customer_phone"][1]),
-    "customerPhoneChannel": ("customer_phone_channel", SALE["customer_phone_channel"][1]),
+    "customerPhoneChannel": ("customer_phone_channel", max(map(len, SALE["customer_phone_channel"][1]))),
     "timestamp": (None, 40),
     "cashierId": (None, 100),
     "terminalId": (None, 100),
