@@ -226,6 +226,9 @@ def test_256_connections_opened_at_once_are_all_answered(tmp_path):
             while chunk := client.recv(65536):
                 answer += chunk
             answers.append(answer.split(b"\r\n", 1)[0])
+            # Done with it, as a client is: the sync worker drains each closed connection
+            # until its client closes too (gunicorn.util.close_graceful, up to 2 s each).
+            client.close()
     finally:
         for client in sockets:
             client.close()
