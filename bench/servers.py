@@ -216,9 +216,12 @@ def wait_until_up(server: Server, timeout: float = 120) -> None:  # three server
             urllib.request.urlopen(server.url + "/api/trpc/getReceipt", timeout=2)
             return
         except urllib.error.HTTPError as answer:
-            if answer.headers.get("X-Request-Id"):
-                return  # any answer of the service's means the workers are serving
-            time.sleep(0.2)  # the proxy's own (gunicorn not up yet)
+            # Any answer of an app (the service, the reference, the floor) means its workers
+            # are serving; a 502-504 without the service's request id is the proxy's own
+            # (gunicorn not up yet).
+            if answer.code not in (502, 503, 504) or answer.headers.get("X-Request-Id"):
+                return
+            time.sleep(0.2)
         except OSError:
             time.sleep(0.2)
     sys.exit(f"gunicorn for {server.url} did not answer within {timeout:g} s")
