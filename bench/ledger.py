@@ -18,29 +18,17 @@ import json
 import os
 import pstats
 import random
-import secrets
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "receco.settings")
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-" + secrets.token_hex(16))
-os.environ.setdefault("DJANGO_DEBUG", "false")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,testserver")
-os.environ.setdefault("RECECO_WEB_URL", "http://127.0.0.1:8000")
-os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
-if not os.environ.get("DATABASE_URL"):
-    os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/ledger-bench.sqlite3"
+from bench.inprocess import prepare  # noqa: E402
 
-from bench.servers import create_database  # noqa: E402
-
-if os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
-    create_database(os.environ["DATABASE_URL"])  # the database of its own it is to run on, made on first use
+prepare("ledger")
 
 from receco.lib.signingkeys import generate_jwk  # noqa: E402
 

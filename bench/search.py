@@ -14,30 +14,17 @@ it made for the next run.
 """
 
 import argparse
-import os
 import re
-import secrets
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "receco.settings")
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-" + secrets.token_hex(16))
-os.environ.setdefault("DJANGO_DEBUG", "false")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,testserver")
-os.environ.setdefault("RECECO_WEB_URL", "http://127.0.0.1:8000")
-os.environ.setdefault("RECECO_LOCAL_CACHE", "1")
-if not os.environ.get("DATABASE_URL"):
-    os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/search-bench.sqlite3"
+from bench.inprocess import prepare  # noqa: E402
 
-from bench.servers import create_database  # noqa: E402
-
-if os.environ["DATABASE_URL"].startswith(("postgres://", "postgresql://")):
-    create_database(os.environ["DATABASE_URL"])
+prepare("search")
 
 import django  # noqa: E402
 

@@ -139,7 +139,7 @@ class PaymentDetailsSerializer(serializers.Serializer):
     authorization_code = _optional_text(64)
 
     def to_internal_value(self, data):
-        if isinstance(data, dict) and any(CARD_NUMBER_RE.search(str(value)) for value in _leaves(data)):
+        if isinstance(data, dict) and any(CARD_NUMBER_RE.search(str(value)) for value in leaves(data)):
             raise serializers.ValidationError("Must not hold a card number (12 or more digits in a row)")
         values = super().to_internal_value(data)
         return {name: value for name, value in values.items() if value}
@@ -150,15 +150,15 @@ class PaymentDetailsSerializer(serializers.Serializer):
         return value
 
 
-def _leaves(value):
+def leaves(value):
     """Every value inside a JSON value, however deep, the keys of objects included."""
     if isinstance(value, dict):
         for key, inner in value.items():
             yield key
-            yield from _leaves(inner)
+            yield from leaves(inner)
     elif isinstance(value, list):
         for inner in value:
-            yield from _leaves(inner)
+            yield from leaves(inner)
     else:
         yield value
 

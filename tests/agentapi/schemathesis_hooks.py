@@ -29,7 +29,7 @@ import schemathesis  # noqa: E402
 from rest_framework import serializers  # noqa: E402
 
 from receipts.contacts import normalize_email, normalize_phone  # noqa: E402
-from receipts.validation import CARD_NUMBER_RE, SaleSerializer, sums_problem  # noqa: E402
+from receipts.validation import CARD_NUMBER_RE, SaleSerializer, leaves, sums_problem  # noqa: E402
 
 LOG_SIZE = int(os.environ.get("RECECO_FUZZ_LOG_SIZE", "0"))
 _SALE = SaleSerializer()
@@ -45,18 +45,6 @@ def _breaks(check, value) -> bool:
     except (ValueError, serializers.ValidationError):
         return True
     return False
-
-
-def _leaves(value):
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield key
-            yield from _leaves(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _leaves(inner)
-    else:
-        yield value
 
 
 def _sums_break(sale: dict) -> bool:
@@ -78,7 +66,7 @@ def _sale_breaks(sale) -> bool:
     if any(_given(sale.get(name)) and _breaks(check, sale[name]) for name, check in checks):
         return True
     details = sale.get("payment_details")
-    if isinstance(details, dict) and any(CARD_NUMBER_RE.search(str(leaf)) for leaf in _leaves(details)):
+    if isinstance(details, dict) and any(CARD_NUMBER_RE.search(str(leaf)) for leaf in leaves(details)):
         return True
     return _sums_break(sale)
 
