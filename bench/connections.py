@@ -47,11 +47,14 @@ from bench.servers import (  # noqa: E402
     IMAGE_WORKER_CLASS,
     ROOT,
     Config,
+    access_lines,
     answers_by_status,
     database_url,
     load_average,
+    log_sizes,
     project_env,
     serve_image,
+    status_of,
     status_text,
     stop,
     wait_until_up,
@@ -69,10 +72,12 @@ from bench.workload import (  # noqa: E402
     seeding_merchants,
 )
 
+# Issue 34's goal: behind the proxy, as compose.yaml runs it, the paced getReceipt load
+# is answered at p99 under 100 ms.
 P99_GOAL_MS = 100
+GOAL_SCENARIO = "getReceipt by token"
 WRK_TIMEOUT = "5s"
 SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeouts")
-# gunicorn.conf.py's access line: host "METHOD path" status bytes ...
 
 
 @dataclass
@@ -85,6 +90,7 @@ class Measure:
     errors: dict = field(default_factory=dict)  # wrk's: connect, read, write, timeout, non-2xx
     served_ms: list = field(default_factory=list)  # the access log's %(M)s: each request's time in a worker
     waits: Counter = field(default_factory=Counter)  # --waits: PostgreSQL backends' samples by wait event
+    unexpected: Counter = field(default_factory=Counter)  # (status, body) of each answer other than 2xx wrk read
 
     @property
     def rps(self) -> float:
@@ -114,6 +120,9 @@ def main() -> None:
         for server in servers.values():
             wait_until_up(server)
         variants = make_variants(args, url, env)
+        # The service's answers are counted from here, the first check: before, the proxy
+        # answered 503 to wait_until_up while gunicorn booted.
+        started = {config: log_sizes(server) for config, server in servers.items()}
         shapes = [("flat out", 0)] + ([("paced", args.think_ms)] if args.think_ms else [])
         results: dict[tuple, list[Measure]] = {}
         for scenario, variant in itertools.product(scenarios, variants):
@@ -136,8 +145,9 @@ def main() -> None:
     finally:
         for server in servers.values():
             stop(server)
-    statuses = {config: answers_by_status(servers[config]) for config in configs}
-    _report(args, results, statuses, configs)
+    statuses = {config: answers_by_status(servers[config], started[config]) for config in configs}
+    odd = {config: odd_lines(access_lines(servers[config], started[config])) for config in configs}
+    _report(args, results, statuses, odd, configs)
 
 
 def _arguments() -> argparse.Namespace:
@@ -278,21 +288,35 @@ def _wrk(args, url: str, scenario: Scenario, auth: str, think_ms: float, seconds
         "--duration", f"{max(1, round(seconds))}s", "--timeout", WRK_TIMEOUT,
         "--script", str(ROOT / "bench" / "wrk.lua"), url,
     ]  # fmt: skip
-    env = dict(
-        os.environ,
-        BENCH_MODE=scenario.mode,
-        BENCH_REFS=str(scenario.refs or ""),
-        BENCH_AUTH=auth,
-        BENCH_RUN=os.urandom(4).hex(),
-        BENCH_BODY=create_body(scenario),
-        BENCH_THINK_MS=str(think_ms),
-        BENCH_TILLS=str(tills),
-    )
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
-    line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
-    if done.returncode or line is None:
-        sys.exit(f"wrk failed:\n{done.stdout}{done.stderr}")
-    return measure_of(json.loads(line.removeprefix("BENCH_RESULT ")))
+    with tempfile.TemporaryDirectory(prefix="receco-wrk-") as kept:
+        env = dict(
+            os.environ,
+            BENCH_MODE=scenario.mode,
+            BENCH_REFS=str(scenario.refs or ""),
+            BENCH_AUTH=auth,
+            BENCH_RUN=os.urandom(4).hex(),
+            BENCH_BODY=create_body(scenario),
+            BENCH_THINK_MS=str(think_ms),
+            BENCH_TILLS=str(tills),
+            BENCH_KEEP=str(Path(kept) / "answers"),  # each answer other than 2xx, for the report
+        )
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
+        line = next((line for line in done.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
+        if done.returncode or line is None:
+            sys.exit(f"wrk failed:\n{done.stdout}{done.stderr}")
+        measure = measure_of(json.loads(line.removeprefix("BENCH_RESULT ")))
+        measure.unexpected = kept_answers(Path(kept).glob("answers.*"))
+    return measure
+
+
+def kept_answers(paths) -> Counter:
+    """The answers other than 2xx that wrk.lua kept (BENCH_KEEP), by (status, body)."""
+    found = Counter()
+    for path in paths:
+        for line in path.read_text(errors="replace").splitlines():
+            status, _, body = line.partition("\t")
+            found[int(status), body] += 1
+    return found
 
 
 def measure_of(data: dict) -> Measure:
@@ -315,12 +339,13 @@ def measure_of(data: dict) -> Measure:
 def median_round(rounds: list[Measure]) -> Measure:
     """The round of median throughput; its errors are the sum of every round's."""
     chosen = sorted(rounds, key=lambda measure: measure.rps)[len(rounds) // 2]
-    total = Counter()
+    total, unexpected = Counter(), Counter()
     for measure in rounds:
         total.update(measure.errors)
+        unexpected.update(measure.unexpected)
     return Measure(
         chosen.requests, chosen.seconds, chosen.p50_ms, chosen.p99_ms, chosen.max_ms, dict(total),
-        chosen.served_ms, chosen.waits,
+        chosen.served_ms, chosen.waits, unexpected,
     )  # fmt: skip
 
 
@@ -345,25 +370,36 @@ def error_text(errors: dict) -> str:
     return ", ".join(failed) if failed else "none"
 
 
+def odd_lines(lines: list[bytes], most: int = 10) -> list[str]:
+    """The first ``most`` access lines of answers other than 2xx and 499 (a client gone
+    before its answer): each to be explained (its request id finds the service's log lines)."""
+    odd = [line for line in lines if (status := status_of(line)) and not 200 <= status < 300 and status != 499]
+    return [line.decode(errors="replace") for line in odd[:most]]
+
+
 def verdicts(results: dict[tuple, list[Measure]], statuses: dict) -> list[tuple[bool, str]]:
-    """(met, text) per row and per server: no failure, p99 under the goal."""
-    checks = []
+    """(met, text) per goal of issue 34: what serves production (the shipped proxy in front
+    of the image's workers) answers the paced getReceipt load at p99 under P99_GOAL_MS;
+    and no failure anywhere: none in any row, no 5xx from any server. The other rows'
+    latencies are figures, not goals (flat out, the latency is connections / throughput)."""
+    checks, failing = [], []
     for (scenario, variant, config, shape), rounds in results.items():
         row = median_round(rounds)
-        checks.append(
-            (
-                row.p99_ms < P99_GOAL_MS and not row.failed,
-                f"{config}, {scenario}, {variant}, {shape}: p99 {row.p99_ms:.0f} ms (< {P99_GOAL_MS} ms),"
-                f" failures: {error_text(row.errors)}",
-            )
-        )
+        name = f"{config}, {scenario}, {variant}, {shape}"
+        if scenario == GOAL_SCENARIO and shape == "paced" and config.endswith(f" {IMAGE_WORKER_CLASS}, proxy"):
+            checks.append((row.p99_ms < P99_GOAL_MS, f"{name}: p99 {row.p99_ms:.0f} ms (< {P99_GOAL_MS} ms)"))
+        if row.failed:
+            failing.append((False, f"{name}: failures: {error_text(row.errors)}"))
+    if not checks:
+        checks.append((False, f"{GOAL_SCENARIO}, paced, behind the proxy: not measured (--think-ms 0, or no proxy)"))
+    checks.extend(failing or [(True, "no failure in any row (socket errors, timeouts, answers other than 2xx)")])
     for config, counted in statuses.items():
         bad = sum(count for status, count in counted.items() if status >= 500)
         checks.append((not bad, f"{config.name}: the service answered {bad} requests with 5xx"))
     return checks
 
 
-def _report(args, results: dict[tuple, list[Measure]], statuses: dict, configs: list[Config]) -> None:
+def _report(args, results: dict[tuple, list[Measure]], statuses: dict, odd: dict, configs: list[Config]) -> None:
     print(f"\n  {'':<58} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  failures (all rounds)")
     for (scenario, variant, config, shape), rounds in results.items():
         row = median_round(rounds)
@@ -379,10 +415,17 @@ def _report(args, results: dict[tuple, list[Measure]], statuses: dict, configs: 
             )
         if row.waits:
             print(f"    PostgreSQL backends (average active per sample): {waits_text(row.waits)}")
-    print("\n  the service's answers (access log)")
+        for (status, body), count in sorted(row.unexpected.items()):
+            print(f"    answered {status} x{count} (all rounds): {body[:300]}")
+    print(
+        "\n  the service's answers from the first check on (access logs; 499: wrk closed the connection"
+        f" before its answer, at each run's end or its {WRK_TIMEOUT} timeout)"
+    )
     for config in configs:
         print(f"    {config.name:<20} {status_text(statuses[config])}")
-    print(f"\n  load avg  {load_average()} at the end\n\nGoals")
+        for line in odd[config]:
+            print(f"      {line}")
+    print(f"\n  load avg  {load_average()} at the end\n\nGoals (issue 34; the other rows are figures)")
     for ok, text in verdicts(results, statuses):
         print(f"  {'met   ' if ok else 'MISSED'} {text}")
 

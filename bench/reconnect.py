@@ -545,7 +545,7 @@ def _print(args, report: dict, total: int) -> None:
             print("\n".join(paths_of(report[key]) + phase_table(report[key])))
     if report.get("spans"):
         print("\n".join(report["spans"]))
-    print(f"  service       {status_text(report['calls'])} (its metrics, by request; 400: the start-up probe)")
+    print(f"  service       {status_text(report['calls'])} (its metrics, by request; start-up probe: a 200)")
     print(f"  refused       {report['refused']:,} calls with 429 (receco_rate_limit_refusals_total)")
     shed = "503: shed, from the error log"
     print(f"  requests      {status_text(report['requests'])} (access log: each HTTP request; {shed})")

@@ -8,6 +8,7 @@ serve (or run in-process) the same project the same way through these.
 """
 
 import functools
+import itertools
 import json
 import os
 import re
@@ -213,12 +214,14 @@ def wait_until_up(server: Server, timeout: float = 120) -> None:  # three server
         if server.process.poll() is not None:
             sys.exit(f"gunicorn for {server.url} exited:\n{server.log.read_text() if server.log.exists() else ''}")
         try:
-            urllib.request.urlopen(server.url + "/api/trpc/getReceipt", timeout=2)
+            # /healthz: the service answers 200 (a probe that timed out in gunicorn's queue
+            # is still answered, and logged, as its workers boot: a 200, not a failure).
+            urllib.request.urlopen(server.url + "/healthz", timeout=2)
             return
         except urllib.error.HTTPError as answer:
-            # Any answer of an app (the service, the reference, the floor) means its workers
-            # are serving; a 502-504 without the service's request id is the proxy's own
-            # (gunicorn not up yet).
+            # Any answer of an app (the service, the reference, the floor: 404) means its
+            # workers are serving; a 502-504 without the service's request id is the
+            # proxy's own (gunicorn not up yet).
             if answer.code not in (502, 503, 504) or answer.headers.get("X-Request-Id"):
                 return
             time.sleep(0.2)
@@ -250,20 +253,41 @@ def free_port() -> int:
 # -- what the server said ----------------------------------------------------------------
 
 
-def answers_by_status(server: ImageServer) -> Counter:
-    """The answers of the server by status, from gunicorn's access log, and those of the
-    proxy in front, if any, from its own (it logs only what it answered itself: refusals,
-    gunicorn unreachable). Read once the server has stopped: a worker says its last ones
-    as it exits."""
-    found = Counter()
-    logs = [server.access_log] + ([server.proxy.access_log] if server.proxy is not None else [])
-    for log in logs:
+def access_logs(server: ImageServer) -> list[Path]:
+    """gunicorn's access log, and the proxy's in front, if any (it logs only what it
+    answered itself: refusals, gunicorn unreachable, a client gone before the answer)."""
+    return [server.access_log] + ([server.proxy.access_log] if server.proxy is not None else [])
+
+
+def log_sizes(server: ImageServer) -> tuple[int, ...]:
+    """The sizes of ``server``'s access logs now: pass them to answers_by_status as
+    ``since`` to count only what it answered after."""
+    return tuple(log.stat().st_size if log.exists() else 0 for log in access_logs(server))
+
+
+def access_lines(server: ImageServer, since: tuple[int, ...] = ()) -> list[bytes]:
+    """The lines of ``server``'s access logs (gunicorn's, then the proxy's), each log from
+    its byte of ``since`` (from its start without one)."""
+    lines = []
+    for log, start in itertools.zip_longest(access_logs(server), since, fillvalue=0):
         if log.exists():
-            for line in log.read_bytes().splitlines():
-                match = _STATUS.search(line)
-                if match:
-                    found[int(match.group(1))] += 1
-    return +found
+            with log.open("rb") as file:
+                file.seek(start)
+                lines.extend(file.read().splitlines())
+    return lines
+
+
+def status_of(line: bytes) -> int | None:
+    """The status of an access line (gunicorn's or the proxy's), or None."""
+    match = _STATUS.search(line)
+    return int(match.group(1)) if match else None
+
+
+def answers_by_status(server: ImageServer, since: tuple[int, ...] = ()) -> Counter:
+    """The answers of the server by status, from gunicorn's access log and the proxy's
+    (access_logs), each from its byte of ``since``. Read once the server has stopped: a
+    worker says its last ones as it exits."""
+    return +Counter(status for line in access_lines(server, since) if (status := status_of(line)) is not None)
 
 
 def status_text(statuses: Counter) -> str:

@@ -9,6 +9,9 @@
 --   BENCH_THINK_MS  when set and above 0, each connection waits a random time (mean this
 --                many ms) between an answer and its next request, as a crowd of clients
 --                does; wrk's latency does not count the wait
+--   BENCH_KEEP   when set, each thread appends the answers other than 2xx it reads (up
+--                to 100) to the file BENCH_KEEP.<thread>, one a line: status, a tab, the
+--                body with its line ends escaped (bench/connections.py names them)
 -- done() prints one line "BENCH_RESULT {json}" that bench/run.py reads.
 
 local mode = os.getenv("BENCH_MODE") or "get"
@@ -69,6 +72,20 @@ end
 if think_ms > 0 then
   function delay()
     return math.random(0, math.floor(2 * think_ms))
+  end
+end
+
+local keep = os.getenv("BENCH_KEEP") or ""
+if keep ~= "" then
+  local kept = 0
+  function response(status, headers, body)
+    if (status < 200 or status > 299) and kept < 100 then
+      kept = kept + 1
+      local file = io.open(keep .. "." .. tid, "a")
+      local text = (body or ""):gsub("\\", "\\\\"):gsub("\r", "\\r"):gsub("\n", "\\n")
+      file:write(status, "\t", text, "\n")
+      file:close()
+    end
   end
 end
 
