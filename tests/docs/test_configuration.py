@@ -64,3 +64,11 @@ def test_every_variable_read_is_listed():
 def test_every_variable_listed_is_read():
     stale = listed_variables() - set(read_variables())
     assert not stale, f"in docs/configuration.md but read nowhere: {sorted(stale)}"
+
+
+def test_each_variable_of_the_service_is_listed_once():
+    """The service's tables name each variable once (the POS agent's, a program of its
+    own, shares RECECO_WEB_URL's name)."""
+    text = (ROOT / "docs" / "configuration.md").read_text().split("\n## The POS agent\n")[0]
+    names = [name.strip("` ") for cell in _LISTED.findall(text) for name in cell.split(",")]
+    assert [name for name in set(names) if names.count(name) > 1] == []
