@@ -63,7 +63,6 @@ ERRORS = [
     (413, "PAYLOAD_TOO_LARGE", "PayloadTooLarge", "The body is over the service's limit (1 MiB unless configured)"),
     (414, "PAYLOAD_TOO_LARGE", "UriTooLong", "The request line is over 8190 bytes (refused by the HTTP server; "
      "no `path`): send large batches with POST"),
-    (417, "INVALID_INPUT", "ExpectationFailed", "An unsupported Expect header (refused by the HTTP server; no `path`)"),
     (429, "TOO_MANY_REQUESTS", "TooManyRequests", "A rate limit, the limit of short codes that find nothing, of new "
      "test- merchants, or a daily delivery limit; Retry-After says when to try again"),
     (431, "PAYLOAD_TOO_LARGE", "HeaderTooLarge", "A request header over 8190 bytes, or too many of them (refused by "
@@ -76,7 +75,7 @@ ERRORS = [
 ]  # fmt: skip
 _NAMES = {status: name for status, _, name, _ in ERRORS}
 # Answered whatever the procedure; 409 and 413 depend on it (_error_statuses).
-_EVERY_CALL = (400, 401, 403, 404, 405, 414, 417, 429, 431, 500, 501, 503)
+_EVERY_CALL = (400, 401, 403, 404, 405, 414, 429, 431, 500, 501, 503)
 _RETRY_AFTER = (429, 503)
 
 

@@ -90,6 +90,13 @@ def test_every_error_code_the_router_knows_is_documented():
     assert documented == set(HTTP_STATUS)
 
 
+def test_a_query_documents_each_status_the_service_or_its_proxy_answers_and_no_other():
+    """No 417: the proxy passes on no Expect header (tests/deploy/test_proxy.py), so gunicorn
+    never refuses one; no 415: a body is JSON whatever its Content-Type."""
+    responses = document()["paths"]["/api/trpc/getReceipt"]["get"]["responses"]
+    assert sorted(responses) == ["200", "400", "401", "403", "404", "405", "414", "429", "431", "500", "501", "503"]
+
+
 def test_mutations_document_413_and_queries_do_not():
     paths = document()["paths"]
     assert "413" not in paths["/api/trpc/getReceipt"]["get"]["responses"]

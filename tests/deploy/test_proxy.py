@@ -8,6 +8,7 @@ come from addresses of their own on the loopback network (127.0.0.2, ...), so th
 attacker's per-address limits are not the other client's.
 """
 
+import http.client
 import json
 import re
 import select
@@ -365,6 +366,33 @@ def test_what_the_proxy_refuses_is_the_apis_envelope_documented_on_every_path(
         if "$ref" in response:
             response = document()["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
         assert response["description"].startswith(f"{code}: ")
+
+
+def test_a_client_reads_an_oversized_header_as_431_with_the_envelope(site):
+    """nginx has no reason phrase for 431 (its status line is "HTTP/1.1 431 ", which RFC
+    9112 allows; docs/deployment.md says so): an HTTP client reads the status code and
+    the envelope, whose message names the refusal."""
+    front, _ = site
+    connection = http.client.HTTPConnection("127.0.0.1", front.port, timeout=10, source_address=(CLIENT, 0))
+    try:
+        connection.request("GET", "/api/trpc/getReceipt", headers={"X-Big": "a" * 9000})
+        response = connection.getresponse()
+        answer = (response.status, response.reason, response.getheader("Content-Type"), json.loads(response.read()))
+    finally:
+        connection.close()
+    assert answer == (431, "", "application/json", _envelope(431, "PAYLOAD_TOO_LARGE", REFUSALS[1][4]))
+
+
+def test_an_expect_header_of_any_value_is_not_passed_on_so_never_refused_417(site):
+    """gunicorn answers 417 to an Expect other than 100-continue; nginx passes on no Expect
+    header (it answers 100-continue itself), so the service never does (no 417 in the
+    OpenAPI document)."""
+    front, web = site
+    request = b"GET /healthz HTTP/1.1\r\n" + HOST + b"Expect: gzip\r\nConnection: close\r\n\r\n"
+    assert _ask(front, CLIENT, request)[0] == "HTTP/1.1 200 OK"
+    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as sock:
+        sock.sendall(request)
+        assert _answer(sock)[0] == "HTTP/1.1 417 Expectation Failed"  # gunicorn alone would refuse it
 
 
 def test_gunicorn_unreachable_is_503_with_retry_after(tmp_path):
