@@ -75,7 +75,7 @@ def read(query: Callable[[str], T], name: str | None = None) -> T:
     configured or well, when the replica raises DoesNotExist (perhaps not replicated
     yet) or fails (the replica is then marked down), or when the row ``name`` names was
     changed moments ago (``wrote``)."""
-    alias = _pick()
+    alias = pick()
     if alias is not None and name is not None and _changed_lately(name):
         alias = None
     if alias is not None:
@@ -97,7 +97,9 @@ def _changed_lately(name: str) -> bool:
     return sharedcache.guarded("read-your-writes", lambda: cache.get(_mark(name)) is not None, True)
 
 
-def _pick() -> str | None:
+def pick() -> str | None:
+    """The replica a read goes to now: one at random of those no process marked down
+    (the marks in Redis read again every SHARED_VIEW_EVERY seconds), or None."""
     if not REPLICAS:
         return None
     if time.monotonic() - _shared_read_at >= SHARED_VIEW_EVERY:
@@ -127,7 +129,7 @@ def _mark_down(alias: str, exc: Exception) -> None:
         if alias in _down:
             return
         _down.add(alias)
-    _set_shared_mark(alias, True)
+    set_shared_mark(alias, True)
     logger.warning(
         "read replica %s failed (%s); reading from the primary until it answers again",
         alias,
@@ -142,8 +144,8 @@ def _probe(alias: str, params: dict) -> None:
         time.sleep(PROBE_EVERY)
         if _answers(params):
             break
-        _set_shared_mark(alias, True)  # still down: keep the others away too
-    _set_shared_mark(alias, False)
+        set_shared_mark(alias, True)  # still down: keep the others away too
+    set_shared_mark(alias, False)
     with _lock:
         _down.discard(alias)
         _shared_down.discard(alias)
@@ -163,15 +165,18 @@ def _answers(params: dict) -> bool:
     return True
 
 
-def _key(alias: str) -> str:
+def shared_mark_key(alias: str) -> str:
+    """The Redis key of the mark that says ``alias`` is down, for every process."""
     return sharedcache.key(f"replica-down:{alias}")
 
 
-def _set_shared_mark(alias: str, down: bool) -> None:
+def set_shared_mark(alias: str, down: bool) -> None:
+    """Mark ``alias`` down (for SHARED_MARK_SECONDS) or well for every process, in Redis."""
     client = sharedcache.redis_client()
     if client is None:
         return
-    command = ("SET", _key(alias), "1", "EX", str(int(SHARED_MARK_SECONDS))) if down else ("DEL", _key(alias))
+    key = shared_mark_key(alias)
+    command = ("SET", key, "1", "EX", str(int(SHARED_MARK_SECONDS))) if down else ("DEL", key)
     sharedcache.guarded("replica health", lambda: client.execute_command(*command), None)
 
 
@@ -181,7 +186,8 @@ def _read_shared_marks() -> None:
     client = sharedcache.redis_client()
     if client is None:
         return
-    marks = sharedcache.guarded("replica health", lambda: client.execute_command("MGET", *map(_key, REPLICAS)), None)
+    keys = [shared_mark_key(alias) for alias in REPLICAS]
+    marks = sharedcache.guarded("replica health", lambda: client.execute_command("MGET", *keys), None)
     if marks is not None:
         _shared_down = {alias for alias, mark in zip(REPLICAS, marks, strict=True) if mark}
 
