@@ -102,6 +102,12 @@ def register(hook: Hook) -> None:
     _TOLD[:] = [known for known in _HOOKS if known.told]
 
 
+def unregister(name: str) -> None:
+    """Run the hook named ``name`` no more (a test's, once it ends)."""
+    _HOOKS[:] = [known for known in _HOOKS if known.name != name]
+    _TOLD[:] = [known for known in _HOOKS if known.told]
+
+
 def wanting(change: Change) -> list[Hook]:
     """The registered hooks that want ``change``, in the order they registered."""
     return [hook for hook in _HOOKS if hook.wants(change)]

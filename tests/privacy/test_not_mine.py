@@ -162,7 +162,7 @@ def test_a_link_older_than_the_contact_retention_has_expired(client, receipts, m
     settings.RECECO_CONTACT_RETENTION_DAYS = 180
     then = signing.b62_encode(int(time.time() - timedelta(days=180, seconds=1).total_seconds()))
     with monkeypatch.context() as patched:
-        patched.setattr(detach_links._Signer, "timestamp", lambda self: then)
+        patched.setattr(signing.TimestampSigner, "timestamp", lambda self: then)
         old = detach_links.key(ours, "customer_phone", PHONE)
     response = client.post(f"/app/receipt/{ours.short_code}/not-mine", {"k": old})
     assert (response.status_code, _title(response)) == (410, "This link has expired")

@@ -60,7 +60,7 @@ def test_a_key_holds_for_the_contact_retention(receipt, monkeypatch, settings):
     def made(ago: timedelta) -> str:
         then = signing.b62_encode(int(time.time() - ago.total_seconds()))
         with monkeypatch.context() as patched:
-            patched.setattr(detach_links._Signer, "timestamp", lambda self: then)
+            patched.setattr(signing.TimestampSigner, "timestamp", lambda self: then)
             return detach_links.key(receipt, "customer_phone", PHONE)
 
     assert detach_links.read("K7P2QX", made(timedelta(days=30) - timedelta(minutes=1))).field == "customer_phone"

@@ -44,7 +44,6 @@ class Recorder(hooks.Hook):
 @pytest.fixture
 def recorder():
     """Register a Recorder for the test (after the apps' own hooks), then remove it."""
-    kept = list(hooks._HOOKS)
     made = []
 
     def register(**options):
@@ -53,7 +52,8 @@ def recorder():
         return made[-1]
 
     yield register
-    hooks._HOOKS[:] = kept
+    for hook in made:
+        hooks.unregister(hook.name)
 
 
 def _sale(sale, **overrides):
