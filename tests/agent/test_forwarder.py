@@ -1,11 +1,13 @@
+import contextlib
 import json
 import random
+import sqlite3
 import threading
 import time
 
 import pytest
-from receco_agent.agent import Agent
-from receco_agent.forwarder import IDLE_SECONDS, batches
+from receco_agent.agent import QUEUE_UPLOAD_TIMEOUT, Agent
+from receco_agent.forwarder import IDLE_SECONDS, Forwarder, batches
 from receco_agent.outbox import Entry
 
 from tests.agent.support import Reply, calls_of, error_envelope, make_settings, wait_until
@@ -14,7 +16,7 @@ from tests.agent.support import Reply, calls_of, error_envelope, make_settings, 
 @pytest.fixture
 def agent(tmp_path, fake_service):
     agent = Agent(make_settings(tmp_path, fake_service.api_url))
-    agent.forwarder._rng = random.Random(7)
+    agent.forwarder = Forwarder(agent, QUEUE_UPLOAD_TIMEOUT, rng=random.Random(7))  # a jitter that repeats
     agent.pacer.heard(0, ())  # as the start-up probe of a service that states no rate limits
     yield agent
     agent.forwarder.stop(10)
@@ -117,7 +119,7 @@ def test_a_batch_refused_as_a_whole_is_retried_one_row_a_request(agent, fake_ser
     )
     agent.forwarder.drain()
     assert [(agent.outbox.get(t).state, agent.outbox.get(t).alone) for t in tokens] == [("pending", True)] * 4
-    with agent.outbox._write() as conn:
+    with contextlib.closing(sqlite3.connect(agent.outbox.path)) as conn, conn:  # due now
         conn.execute("UPDATE outbox SET next_attempt_at = 0")
     agent.forwarder.drain()
     assert [len(calls_of(request)) for request in fake_service.requests] == [4, 1, 1, 1, 1]
@@ -197,10 +199,12 @@ def test_stop_finishes_the_upload_in_flight(agent, fake_service):
         return Reply(200, [{"result": {"data": data}}], delay=1.0)
 
     fake_service.respond = slow
+    before = set(threading.enumerate())
     agent.forwarder.start()
+    [thread] = [t for t in threading.enumerate() if t not in before and t.name == "receco-forwarder"]
     assert arrived.wait(10)
     agent.forwarder.stop(10)
-    assert not agent.forwarder._thread.is_alive()
+    assert not thread.is_alive()
     assert agent.outbox.get(token).state == "done"
 
 

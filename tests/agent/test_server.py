@@ -1,7 +1,9 @@
 import base64
+import contextlib
 import json
 import re
 import socket
+import sqlite3
 import threading
 import time
 
@@ -98,7 +100,7 @@ def test_the_sale_is_committed_before_the_upload(agent_server, fake_service):
 def test_local_only_fields_stay_in_the_queue(agent_server, fake_service):
     status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
     assert status == 200
-    with agent_server.agent.outbox._connect() as conn:
+    with contextlib.closing(sqlite3.connect(agent_server.agent.outbox.path)) as conn:
         local = conn.execute("SELECT local FROM outbox WHERE token = ?", (answer["receiptId"],)).fetchone()[0]
     assert json.loads(local) == {"cashierId": "c-7", "terminalId": "t-2"}
     assert "cashierId" not in fake_service.requests[0]["raw"].decode()
@@ -689,8 +691,8 @@ def test_an_unexpected_failure_is_answered_500_not_a_closed_connection(offline_a
     )
 
 
-def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server, fake_service):
-    agent_server.agent.forwarder._draining = True
+def test_a_sale_made_while_a_backlog_drains_joins_the_queue_at_once(agent_server, fake_service, monkeypatch):
+    monkeypatch.setattr(agent_server.agent.forwarder, "draining", lambda: True)
     status, answer, _ = post_json(f"{agent_server.url}/transactions", SALE)
     assert (status, answer["status"], answer["queued"]) == (200, "success", True)
     assert fake_service.requests == []
