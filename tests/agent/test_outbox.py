@@ -17,23 +17,47 @@ def add(outbox, token, code="ABCDEF"):
     )
 
 
-def test_queue_file_uses_wal_and_full_sync(tmp_path):
+@pytest.fixture
+def opened(monkeypatch):
+    """Each SQLite connection opened during the test, in order (sqlite3.connect wrapped)."""
+    found = []
+    connect = sqlite3.connect
+
+    def recording(*args, **kwargs):
+        found.append(connect(*args, **kwargs))
+        return found[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", recording)
+    return found
+
+
+def _synchronous(connections) -> list[int]:
+    return [conn.execute("PRAGMA synchronous").fetchone()[0] for conn in connections]
+
+
+def test_queue_file_uses_wal_and_full_sync(tmp_path, opened):
     outbox = Outbox(tmp_path / "q.sqlite3")
     conn = sqlite3.connect(tmp_path / "q.sqlite3")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
-    with outbox._connect() as conn:
-        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
-
-
-def test_a_sale_is_committed_with_full_sync_and_the_services_answers_with_normal(tmp_path):
-    outbox = Outbox(tmp_path / "q.sqlite3")
+    before = len(opened)
     add(outbox, "rcpt_a_000001")
+    [writer] = opened[before:]
+    assert writer.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+
+
+def test_a_sale_is_committed_with_full_sync_and_the_services_answers_with_normal(tmp_path, opened):
+    outbox = Outbox(tmp_path / "q.sqlite3")
+    before = len(opened)
+    add(outbox, "rcpt_a_000001")
+    sale = len(opened)
     outbox.mark_done("rcpt_a_000001", 7, "ABCDEF")
     # One open connection for each: the sale's commit waits for the disk, the answer's does not.
-    assert outbox._writers[True].execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    assert outbox._writers[False].execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert (_synchronous(opened[before:sale]), _synchronous(opened[sale:])) == ([2], [1])  # FULL, NORMAL
+    add(outbox, "rcpt_a_000002")
+    outbox.mark_done("rcpt_a_000002", 8, "ABCDEG")
+    assert len(opened) == sale + 1  # both kept open
 
 
 def test_a_sales_commit_never_checkpoints_the_forwarder_does(tmp_path):
@@ -60,30 +84,39 @@ def test_a_checkpoint_waits_for_enough_commits_unless_forced(tmp_path):
     assert path.stat().st_size > size
 
 
-def test_a_checkpoint_that_fails_is_logged_and_the_queue_goes_on(tmp_path, caplog):
+class _NoCheckpoint(sqlite3.Connection):
+    """A connection that fails to checkpoint, as one on a full disk does."""
+
+    def execute(self, sql, *args):
+        if "wal_checkpoint" in sql:
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().execute(sql, *args)
+
+
+def test_a_checkpoint_that_fails_is_logged_and_the_queue_goes_on(tmp_path, caplog, monkeypatch):
     outbox = Outbox(tmp_path / "q.sqlite3")
     add(outbox, "rcpt_a_000001")
-    reader = sqlite3.connect(":memory:", check_same_thread=False)
-    reader.close()  # a connection that fails whatever it is asked
-    outbox._readers = [reader]
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: connect(*args, factory=_NoCheckpoint, **kwargs))
+    outbox.close()  # its connections opened again from here: failing to checkpoint
     outbox.checkpoint(force=True)
     assert "Could not checkpoint the queue" in caplog.text
     assert [e.token for e in outbox.pending()] == ["rcpt_a_000001"]
 
 
-def test_a_failed_commit_drops_the_writer_and_the_next_write_opens_another(tmp_path):
+def test_a_failed_commit_drops_the_writer_and_the_next_write_opens_another(tmp_path, opened):
     outbox = Outbox(tmp_path / "q.sqlite3")
+    before = len(opened)
     add(outbox, "rcpt_a_000001")
-    writer = outbox._writers[True]
+    [writer] = opened[before:]
     with pytest.raises(sqlite3.IntegrityError):
         add(outbox, "rcpt_a_000001")  # fails inside the transaction: rolled back, writer kept
-    assert outbox._writers[True] is writer
-    outbox._writers[True] = broken = sqlite3.connect(":memory:", check_same_thread=False)
-    broken.close()
+    assert opened[before:] == [writer]
+    writer.close()  # a writer that fails whatever it is asked
     with pytest.raises(sqlite3.ProgrammingError):
         add(outbox, "rcpt_b_000002")
-    assert True not in outbox._writers
     add(outbox, "rcpt_b_000002")
+    assert len(opened[before:]) == 2  # a new writer
     assert [e.token for e in outbox.pending()] == ["rcpt_a_000001", "rcpt_b_000002"]
 
 
