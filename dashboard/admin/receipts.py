@@ -516,13 +516,12 @@ class ReceiptAdmin(MerchantScopedAdmin):
     @admin.display(description="card")
     def payment(self, receipt):
         payment = receipt.detail("payment_details") or {}
-        parts = [
-            display.words(payment.get("card_brand")),
-            payment.get("card_last4") and f"•••• {payment['card_last4']}",
-        ]
+        # The card as the customer's receipt names it ("Visa •••• 4242"), kept on one line.
+        card = display.card_words(payment)
+        parts = [format_html('<span class="keep">{}</span>', card) if card else ""]
         if payment.get("authorization_code"):
-            parts.append(f"authorisation {payment['authorization_code']}")
-        return " · ".join(filter(None, parts)) or "—"
+            parts.append(format_html("authorisation {}", payment["authorization_code"]))
+        return format_html_join(" · ", "{}", ((part,) for part in parts if part)) or "—"
 
     @admin.display(description="refund of")
     def refund_of_link(self, receipt):
