@@ -121,7 +121,8 @@ def main() -> None:
             means[name] = statistics.fmean(cpu)
             print(
                 f"  {name:<20} CPU mean {statistics.fmean(cpu) * 1000:.2f} ms,"
-                f" median {statistics.median(cpu) * 1000:.2f} ms; wall median {statistics.median(wall) * 1000:.2f} ms"
+                f" median {statistics.median(cpu) * 1000:.2f} ms; wall median {statistics.median(wall) * 1000:.2f} ms,"
+                f" mean {statistics.fmean(wall) * 1000:.2f} ms"
             )
         print(f"  CPU ratio with/without: {means['with an endpoint'] / means['without an endpoint']:.2f}")
     finally:

@@ -24,8 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from django.core.paginator import Paginator
 from django.db.models import BooleanField, F, Func, Q, Value
 from django.db.models.lookups import Exact
+from django.utils.functional import cached_property
 
 from receipts import gifts
 from receipts.codes import SHORT_CODE_LENGTH, SHORT_CODE_RE, TOKEN_RE
@@ -342,6 +344,9 @@ def _phone(text: str) -> Q | None:
 
 # An item's name is searched for a term of at least this many characters, one a letter.
 ITEM_TERM_MIN = 3
+# The items' names as one text (a JSON list of them), as PostgreSQL's trigram index holds
+# them (receipts/migrations/0013_item_names_trigram_index.py, ITEM_NAMES: the same expression).
+ITEM_NAMES = "(jsonb_path_query_array({items}, '$[*].name')::text)"
 
 
 class ItemNamed(Func):
@@ -354,9 +359,10 @@ class ItemNamed(Func):
     output_field = BooleanField()
     arity = 2
 
-    def __init__(self, items, pattern, words: str = "", **extra):
+    def __init__(self, items, pattern, words: str = "", indexed: bool = False, **extra):
         super().__init__(items, pattern, **extra)
         self.words = words
+        self.indexed = indexed
 
     def _parts(self, compiler, connection):
         items, pattern = self.get_source_expressions()
@@ -377,11 +383,18 @@ class ItemNamed(Func):
         if self.words:
             # A parameter too: letters, digits and spaces, nothing a regular expression or a path reads.
             path = f'$[*].name ? (@ like_regex "{self.words}" flag "i")'
-            return f"jsonb_path_exists({items}, %s::jsonpath)", (*items_params, path)
-        # The items are a list (receipts.validation); anything else has no item named so.
-        elements = f"jsonb_array_elements(CASE WHEN jsonb_typeof({items}) = 'array' THEN {items} END)"
-        sql = f"EXISTS (SELECT 1 FROM {elements} AS item WHERE item ->> 'name' ILIKE {pattern})"  # noqa: S608 (as above)
-        return sql, (*items_params, *items_params, *pattern_params)
+            exact, exact_params = f"jsonb_path_exists({items}, %s::jsonpath)", (*items_params, path)
+        else:
+            # The items are a list (receipts.validation); anything else has no item named so.
+            elements = f"jsonb_array_elements(CASE WHEN jsonb_typeof({items}) = 'array' THEN {items} END)"
+            exact = f"EXISTS (SELECT 1 FROM {elements} AS item WHERE item ->> 'name' ILIKE {pattern})"  # noqa: S608 (as above)
+            exact_params = (*items_params, *items_params, *pattern_params)
+        if not self.indexed:
+            return exact, exact_params
+        # The names as one text, as the trigram index holds them, narrow the rows to read
+        # (an index look-up); the exact test then reads only those.
+        names = ITEM_NAMES.format(items=items)
+        return f"({names} ILIKE {pattern} AND {exact})", (*items_params, *pattern_params, *exact_params)
 
 
 _WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
@@ -392,7 +405,10 @@ def _item(text: str) -> Q | None:
         return None
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     words = text if _WORDS.fullmatch(text) else ""
-    return Q(ItemNamed(F("items"), Value(f"%{escaped}%"), words=words))
+    # In the names' JSON text a quote, a backslash and a control character are escaped: a
+    # term holding one is not found there as typed, so it reads every sale of the shop.
+    indexed = not any(c in '"\\' or not c.isprintable() for c in text)
+    return Q(ItemNamed(F("items"), Value(f"%{escaped}%"), words=words, indexed=indexed))
 
 
 def why(receipt: Receipt, text: str, items: bool = False) -> str:
@@ -430,3 +446,22 @@ def _amount_matches(receipt: Receipt, text: str) -> bool:
     amount = typed_amount(text)
     digits = next((d for d, codes in digits_of_currencies().items() if receipt.currency in codes), 2)
     return amount is not None and to_minor(amount, digits) == receipt.total_amount
+
+
+# A search counts the sales it found up to this many: past it, the list says "more than".
+COUNTED = 1000
+
+
+class SearchPaginator(Paginator):
+    """The pages of a search's results, which counts them only up to COUNTED (one more, to
+    know there are more): a word of a popular item finds a quarter of a busy shop's sales,
+    and counting them all would cost more than the page itself (bench/search.py)."""
+
+    @cached_property
+    def count(self) -> int:
+        return self.object_list[: COUNTED + 1].count()
+
+    @property
+    def more_than(self) -> int | None:
+        """COUNTED when the search found more sales than it counts, else None."""
+        return COUNTED if self.count > COUNTED else None

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from merchants.admission.admit import Admission
 from merchants.zones import local_time
-from receco.errors import InvalidInput
+from receco.errors import InvalidInput, NotFound
 from receco.lib import qr
 from receipts.codes import SHORT_CODE_ALPHABET
 from receipts.models import GIFT_CODE_LENGTH, GiftReceipt, Receipt
@@ -31,6 +32,7 @@ CODE_RE = re.compile(f"^{CODE_PREFIX}[{SHORT_CODE_ALPHABET}]{{{GIFT_CODE_LENGTH 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
 _TRIES = 5
 
+GIFT_NOT_FOUND = "Gift receipt not found"
 NOT_A_SALE = "A refund has no gift receipt: ask for one on the sale's receipt."
 VOIDED = "This sale was voided: it has no gift receipt."
 
@@ -86,6 +88,18 @@ def find_by_code(code: str) -> GiftReceipt | None:
     if not is_code(code):
         return None
     return GiftReceipt.objects.select_related("receipt__merchant").filter(code=code.strip().upper()).first()
+
+
+def find_typed(code: str, admission: Admission) -> GiftReceipt:
+    """The gift receipt whose code a customer typed (the scan page), held to the budget of
+    misses of its address that a receipt's short code is (receipts.lookup): gift codes can
+    be guessed too. Raises RateLimited (too many misses), NotFound (none has it)."""
+    admission.check_lookup_budget()
+    gift = find_by_code(code)
+    if gift is None:
+        admission.record_failed_lookup()
+        raise NotFound(GIFT_NOT_FOUND)
+    return gift
 
 
 def gift_lines(sale: Receipt) -> list[GiftLine]:

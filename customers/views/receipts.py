@@ -65,8 +65,12 @@ def scan(request: HttpRequest) -> HttpResponse:
         return render(request, "receipts/scan.html", _scan_context())
     if not code.strip():
         return _scan_error(request, code, "Enter the 6-character code printed on your receipt slip.", 400)
+    reference = typed_reference(code)
     try:
-        receipt = _find(request, typed_reference(code))
+        if gifts.is_code(reference):  # a gift receipt's code: its page, which shows no prices
+            found = gifts.find_typed(reference, Admission.for_address(client_ip(request)))
+        else:
+            found = _find(request, reference)
     except InvalidInput:
         message = "That is not a receipt code: codes have 6 letters and digits, like K7P2QX."
         return _scan_error(request, code, message, 400)
@@ -79,7 +83,7 @@ def scan(request: HttpRequest) -> HttpResponse:
             "the shop may still be sending it: try again in a few minutes."
         )
         return _scan_error(request, code, message, 404)
-    return redirect(receipt)
+    return redirect(found)
 
 
 # What a phone's keyboard may put between the characters of a typed code.
@@ -91,11 +95,12 @@ _TYPED_CODE = re.compile(r"[A-Za-z0-9]{6}")
 def typed_reference(text: str) -> str:
     """What a customer typed on the scan page, as the reference to look up: spaces
     anywhere left out, and dashes too when what remains is a short code (``b8t ue9``,
-    ``B8T-UE9``); anything else is looked up as it stands (a token may hold dashes).
-    The API takes references as they are: this is the page's kindness only."""
+    ``B8T-UE9``) or a gift receipt's code (``gk7p-2qx``); anything else is looked up as
+    it stands (a token may hold dashes). The API takes references as they are: this is
+    the page's kindness only."""
     compact = _SPACES.sub("", text)
     code = _DASHES.sub("", compact)
-    return code if _TYPED_CODE.fullmatch(code) else compact
+    return code if _TYPED_CODE.fullmatch(code) or gifts.is_code(code) else compact
 
 
 def _with_receipt(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

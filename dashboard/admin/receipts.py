@@ -23,7 +23,15 @@ from customers.views.receipts import sheet_context
 from dashboard import refund_pages, resend, sales_csv
 from dashboard.plain_words import details
 from dashboard.scoping import MerchantScopedAdmin, merchant_ids
-from dashboard.search import MONTH_FIRST, names_no_day, read_term, sale_days, searched_days, why
+from dashboard.search import (
+    MONTH_FIRST,
+    SearchPaginator,
+    names_no_day,
+    read_term,
+    sale_days,
+    searched_days,
+    why,
+)
 from einvoicing import state as einvoicing_state
 from einvoicing.models import EInvoicing
 from ledger.standing import not_in_log
@@ -265,7 +273,7 @@ class ReceiptAdmin(MerchantScopedAdmin):
     # or number that finds one receipt opens it.
     search_fields = ["short_code"]  # for Django to show the box; get_search_results searches
     search_help_text = (
-        "A receipt code, number (MP-2026-000123) or token, an amount (19,522.50), a card's last 4 digits, "
+        "{item}receipt code, number ({number}) or token, an amount (19,522.50), a card's last 4 digits, "
         "the customer's email or phone, a day ({day}, yesterday), days ({days}) or a month (Nov 2026)."
     )
     # Counting a large table on every page costs more than the page itself.
@@ -314,12 +322,24 @@ class ReceiptAdmin(MerchantScopedAdmin):
         term = read_term(search_term, items=items_searched(request))
         return (queryset.filter(term.query) if term else queryset.none()), False
 
+    def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
+        # A search counts what it found up to a bound; the list of all sales counts them all.
+        if request.GET.get("q", "").strip():
+            return SearchPaginator(queryset, per_page, orphans, allow_empty_first_page)
+        return super().get_paginator(request, queryset, per_page, orphans, allow_empty_first_page)
+
     def get_changelist_instance(self, request):
         cl = super().get_changelist_instance(request)
+        # "More than 1000 results" (templates/admin/search_form.html, the model's pagination.html).
+        cl.more_than = getattr(cl.paginator, "more_than", None)
         calendars = _calendars(request)
         # Days written as the user's shops write them: 11/26/2026 where they all put the month first.
         month_first = all(country in MONTH_FIRST for country, _ in calendars)
-        cl.search_help_text = self.search_help_text.format(
+        cl.search_help_text = format_html(
+            self.search_help_text,
+            # Items' names are searched for the users of shops, not the operator (items_searched).
+            item="A word of an item (jollof), a " if items_searched(request) else "A ",
+            number=format_html('<span class="keep">{}</span>', "MP-2026-000123"),  # one line on a phone
             day="11/26/2026, Nov 26" if month_first else "26/11/2026, 26 Nov",
             days="11/20 - 11/22" if month_first else "20/11 - 22/11",
         )
@@ -496,13 +516,12 @@ class ReceiptAdmin(MerchantScopedAdmin):
     @admin.display(description="card")
     def payment(self, receipt):
         payment = receipt.detail("payment_details") or {}
-        parts = [
-            display.words(payment.get("card_brand")),
-            payment.get("card_last4") and f"•••• {payment['card_last4']}",
-        ]
+        # The card as the customer's receipt names it ("Visa •••• 4242"), kept on one line.
+        card = display.card_words(payment)
+        parts = [format_html('<span class="keep">{}</span>', card) if card else ""]
         if payment.get("authorization_code"):
-            parts.append(f"authorisation {payment['authorization_code']}")
-        return " · ".join(filter(None, parts)) or "—"
+            parts.append(format_html("authorisation {}", payment["authorization_code"]))
+        return format_html_join(" · ", "{}", ((part,) for part in parts if part)) or "—"
 
     @admin.display(description="refund of")
     def refund_of_link(self, receipt):

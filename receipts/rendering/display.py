@@ -178,7 +178,7 @@ def receipt_context(receipt: Receipt, merchant: Merchant | None = None) -> dict:
         "status_words": words(status),
         "status_class": STATUS_CLASSES.get(status, "status-other"),
         "payment_words": words(receipt.payment_method),
-        "card": " ".join(filter(None, [words(payment.get("card_brand")), _last4(payment.get("card_last4"))])),
+        "card": card_words(payment),
         "authorization_code": payment.get("authorization_code"),
         "is_completed": receipt.status == "completed",
         "is_refund": receipt.refund_of_id is not None,
@@ -246,8 +246,10 @@ def _page(token: str) -> str:
     return reverse("receipts:receipt", kwargs={"reference": token})
 
 
-def _last4(digits: str | None) -> str:
-    return f"•••• {digits}" if digits else ""
+def card_words(payment: dict) -> str:
+    """The card a sale was paid with, as its receipt names it: "Visa •••• 4242"; "" if none."""
+    digits = payment.get("card_last4")
+    return " ".join(filter(None, [words(payment.get("card_brand")), f"•••• {digits}" if digits else ""]))
 
 
 def _tax_identifier(merchant: Merchant) -> str | None:

@@ -12,14 +12,14 @@
   var CODE = new RegExp("^" + form.getAttribute("data-code-pattern") + "$", "i");
   var webUrl = form.getAttribute("data-web-url") || "";
 
-  // Where a scanned text leads: one of our receipt links, or a bare short code.
+  // Where a scanned text leads: one of our receipt or gift receipt links, or a bare short code.
   function destination(text) {
     var value = (text || "").trim();
     if (CODE.test(value)) return form.action + "?code=" + encodeURIComponent(value);
     var url;
     try { url = new URL(value); } catch (error) { return null; }
     var ours = url.origin === window.location.origin || (webUrl && url.origin === new URL(webUrl).origin);
-    if (ours && /^\/app\/receipt\/[A-Za-z0-9_-]+$/.test(url.pathname)) return window.location.origin + url.pathname;
+    if (ours && /^\/app\/(receipt|gift)\/[A-Za-z0-9_-]+$/.test(url.pathname)) return window.location.origin + url.pathname;
     return null;
   }
 

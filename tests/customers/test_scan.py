@@ -1,5 +1,7 @@
 import pytest
 
+from receipts import gifts
+
 pytestmark = pytest.mark.django_db
 
 
@@ -73,6 +75,47 @@ def test_an_empty_code_asks_for_one(client):
     response = client.get("/app/scan", {"code": "   "})
     assert response.status_code == 400
     assert b"Enter the 6-character code" in response.content
+
+
+# A gift receipt's code (G and six letters and digits) opens the gift receipt, never the sale's.
+@pytest.mark.parametrize("typed", ["{code}", "{lower}", " {lower} ", "{a}-{b}", "{a} {b}", "{a}\u2013{b}"])
+def test_a_gift_receipts_code_opens_the_gift_receipt(client, receipt, typed):
+    gift = gifts.gift_receipt(receipt)
+    code = gift.code
+    typed = typed.format(code=code, lower=code.lower(), a=code[:4], b=code[4:])
+    response = client.get("/app/scan", {"code": typed})
+    assert response.status_code == 302
+    assert response["Location"] == f"/app/gift/{gift.token}"
+
+
+def test_a_gift_code_that_finds_nothing_is_answered_as_a_receipt_code_is(client, receipt):
+    gifts.gift_receipt(receipt)
+    response = client.get("/app/scan", {"code": "GZZZZZZ"})
+    assert response.status_code == 404
+    assert b"No receipt has that code" in response.content
+    assert b'value="GZZZZZZ"' in response.content
+
+
+@pytest.mark.parametrize("typed", ["GZZZZZ0", "XZZZZZZ", "GZZ-ZZZ!"])  # 0 is in no code; not G; a "!"
+def test_a_code_that_is_no_gift_code_is_malformed_as_before(client, typed):
+    response = client.get("/app/scan", {"code": typed})
+    assert response.status_code == 400
+    assert b"That is not a receipt code" in response.content
+
+
+def test_guessing_gift_codes_spends_the_same_budget(client, receipt, settings):
+    settings.RECECO_RATELIMIT_FAILED_LOOKUPS = "3/h"
+    gift = gifts.gift_receipt(receipt)
+    statuses = [client.get("/app/scan", {"code": code}).status_code for code in ("GZZZZZ2", "ZZZZZ2", "GZZZZZ3")]
+    assert statuses == [404, 404, 404]
+    response = client.get("/app/scan", {"code": gift.code})  # one that exists, once the budget is spent
+    assert response.status_code == 429
+    assert b"Too many codes tried" in response.content
+    assert client.get("/app/scan", {"code": receipt.short_code}).status_code == 429
+
+
+def test_the_page_says_a_gift_receipts_code_is_taken(client):
+    assert b"or 7 beginning with G on a gift receipt." in client.get("/app/scan").content
 
 
 def test_guessing_codes_is_stopped(client, receipt, settings):

@@ -401,3 +401,87 @@ def test_a_term_with_no_reading_finds_nothing():
 def test_days_at_the_calendars_ends_are_searched_without_an_error(client, owner, shop, term, expected):
     client.force_login(owner)  # Lagos: its first midnight of year 1 is in year 0 in UTC
     assert _found(client, term) == expected
+
+
+@pytest.fixture
+def odd_names(receipt_factory):
+    """Sales whose items' names hold what JSON writes escaped, and letters beyond ASCII."""
+    return {
+        "quote": receipt_factory(
+            token="rcpt_quotesl1_aaaaaa",
+            short_code="QTE001",
+            items=[{"name": 'Pizza 12" (large)', "quantity": 1, "unit_price": 500000, "total_price": 500000}],
+        ),
+        "slash": receipt_factory(
+            token="rcpt_slashsl1_aaaaaa",
+            short_code="SLS001",
+            items=[{"name": "Eba \\ fufu", "quantity": 1, "unit_price": 500000, "total_price": 500000}],
+        ),
+        "accent": receipt_factory(
+            token="rcpt_accentl1_aaaaaa",
+            short_code="ACC001",
+            items=[{"name": "Égusi soup", "quantity": 1, "unit_price": 500000, "total_price": 500000}],
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [
+        ('za 12"', {"QTE001"}),
+        ('pizza 12" (large)', {"QTE001"}),
+        ("(large)", {"QTE001"}),
+        ("eba \\ fufu", {"SLS001"}),
+        ("\\ f", {"SLS001"}),
+        ("Égusi", {"ACC001"}),
+        ("ÉGUSI SOUP", {"ACC001"}),
+        ('", "', set()),  # the JSON between two names is no name
+        ("pizza eba", set()),
+    ],
+)
+def test_an_item_is_found_whatever_its_name_holds(client, owner, odd_names, term, expected):
+    client.force_login(owner)
+    assert _found(client, term, p=1) == expected
+
+
+def test_on_postgresql_an_item_is_found_through_the_trigram_index(owner, odd_names):
+    from django.db import connection
+
+    from receipts.models import Receipt
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the trigram index is PostgreSQL's (receipts/migrations/0013)")
+    sales = Receipt.objects.filter(read_term("pizza", items=True).query)
+    with connection.cursor() as cursor:  # a table of three rows is read whole otherwise
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        plan = sales.explain()
+    assert "receipt_item_names_trgm" in plan
+    assert [sale.short_code for sale in sales] == ["QTE001"]
+
+
+def test_a_search_counts_what_it_found_up_to_a_bound(client, owner, shop, receipt_factory, monkeypatch):
+    from dashboard import search
+
+    monkeypatch.setattr(search, "COUNTED", 2)
+    receipt_factory(token="rcpt_ricesale1_aaaaa", short_code="RCE001", items=[{"name": "Rice", "quantity": 1,
+        "unit_price": 100, "total_price": 100}])  # fmt: skip
+    client.force_login(owner)
+    page = client.get(LIST, {"q": "rice"}).content.decode()  # three sales: "Rice" twice, "Jollof rice"
+    assert '<span class="small quiet">more than 2 results (' in page
+    assert re.search(r"\nmore than 2 receipts\n", page)
+    assert _found(client, "rice") == {"SML001", "PLN001", "RCE001"}  # the page still shows every one
+    page = client.get(LIST, {"q": "jollof"}).content.decode()
+    assert '<span class="small quiet">1 result (' in page
+    assert "more than" not in page
+    page = client.get(LIST).content.decode()  # no search: every sale counted
+    assert re.search(r"\n4 receipts\n", page)
+    assert "more than" not in page
+
+
+def test_the_box_says_item_names_are_searched_where_they_are(client, owner, superuser, shop):
+    client.force_login(owner)
+    assert "A word of an item (jollof), a receipt code, number" in client.get(LIST).content.decode()
+    client.force_login(superuser)
+    page = client.get(LIST).content.decode()
+    assert "A receipt code, number" in page
+    assert "jollof" not in page
