@@ -130,7 +130,7 @@ def main() -> None:
                     with _sampling(url if args.waits else None) as waits:
                         measure = _wrk(args, servers[config].url, scenario, auth, think, args.duration, count)
                     measure.waits = waits
-                    measure.served_ms = _served_ms(servers[config].access_log, logged)
+                    measure.served_ms = served_ms(servers[config].access_log, logged)
                     name = f"{variant.name}, {count} tills" if count else variant.name
                     results.setdefault((scenario.name, name, config.name, shape), []).append(measure)
     finally:
@@ -221,7 +221,7 @@ def _size(path: Path) -> int:
 _SERVED = re.compile(rb" (\d+)ms ")
 
 
-def _served_ms(access_log: Path, start: int) -> list[int]:
+def served_ms(access_log: Path, start: int) -> list[int]:
     """Each request's time in its worker (the access line's %(M)s, ms), of the lines
     written after ``start`` bytes: the service's own share of wrk's latency."""
     if not access_log.exists():
