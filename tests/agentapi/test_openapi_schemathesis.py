@@ -31,7 +31,10 @@ from django.db import connection
 from agentapi.openapi.inputs import SALE_EXAMPLE
 from tests.servers import ROOT, forget_cache_prefix, start_gunicorn
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A group of its own (tests/passes.py keeps a test's xdist_group): the run times nothing
+# and waits on nothing but its answers, so it shares a core with whatever the other worker
+# runs, instead of adding its minute to the serial "servers" group, which bounds a run.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("schemathesis")]
 
 MAX_EXAMPLES = 40
 SEED = 1
