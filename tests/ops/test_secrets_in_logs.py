@@ -355,6 +355,10 @@ def _leaks(lines: list[str], secrets_by_name: dict[str, str]) -> dict[str, list[
     return found
 
 
+# A group of its own (tests/passes.py keeps it): the flows time nothing and wait for what
+# they need with generous bounds, so they share a core instead of lengthening the serial
+# "servers" group, which bounds a run's wall time.
+@pytest.mark.xdist_group("secrets-in-logs")
 def test_no_line_of_the_service_or_the_worker_holds_a_secret(stack):
     secrets_by_name = {**_sale_flows(stack), **_locker_flow(stack), **_dashboard_flows(stack)}
     _refused_request_line(stack, secrets_by_name["invitation token"])
