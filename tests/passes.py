@@ -235,16 +235,18 @@ def pytest_collection_finish(session):
 _spent: dict[str, list] = {}
 
 
-def _group(keywords) -> str:
-    """The xdist group of a test of these keywords (its marks), ``in-process`` for none."""
+def _group(report) -> str:
+    """The xdist group of a test's report, ``in-process`` for none."""
+    if "@" in report.nodeid:  # under --dist loadgroup, xdist names the group in the id
+        return report.nodeid.rsplit("@", 1)[1]
     for name in GROUPS:  # browser first, as pytest_itemcollected chooses
-        if name in keywords:
+        if name in report.keywords:
             return GROUPS[name]
     return "in-process"
 
 
 def pytest_runtest_logreport(report):
-    seconds_and_tests = _spent.setdefault(_group(report.keywords), [0.0, set()])
+    seconds_and_tests = _spent.setdefault(_group(report), [0.0, set()])
     seconds_and_tests[0] += report.duration
     seconds_and_tests[1].add(report.nodeid)
 
