@@ -129,7 +129,8 @@ def main() -> None:
             auth = authorization(variant, scenario)
             for server in servers.values():
                 check_answer(server.url, scenario, auth)
-                _wrk(args, server.url, scenario, auth, 0, args.warmup)
+                if args.warmup > 0:  # wrk runs a second at least: --warmup 0 is none, as bench/run.py's
+                    _wrk(args, server.url, scenario, auth, 0, args.warmup)
             # Sales: one series (no till named), and with --tills each naming one of that many.
             tills = [0] + ([args.tills] if args.tills and scenario.mode == "create" else [])
             for index in range(args.rounds):
@@ -139,7 +140,7 @@ def main() -> None:
                     with _sampling(url if args.waits else None) as waits:
                         measure = _wrk(args, servers[config].url, scenario, auth, think, args.duration, count)
                     measure.waits = waits
-                    measure.served_ms = _served_ms(servers[config].access_log, logged)
+                    measure.served_ms = served_ms(servers[config].access_log, logged)
                     name = f"{variant.name}, {count} tills" if count else variant.name
                     results.setdefault((scenario.name, name, config.name, shape), []).append(measure)
     finally:
@@ -231,7 +232,7 @@ def _size(path: Path) -> int:
 _SERVED = re.compile(rb" (\d+)ms ")
 
 
-def _served_ms(access_log: Path, start: int) -> list[int]:
+def served_ms(access_log: Path, start: int) -> list[int]:
     """Each request's time in its worker (the access line's %(M)s, ms), of the lines
     written after ``start`` bytes: the service's own share of wrk's latency."""
     if not access_log.exists():

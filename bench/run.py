@@ -101,7 +101,7 @@ def main() -> None:
     else:
         for count in args.receipts:
             results[count] = _bench_database(args, count, loadgen)
-    _print_goals(args, results)
+    print_goals(args, results)
     if args.json:
         Path(args.json).write_text(json.dumps(_jsonable(results), indent=2))
 
@@ -214,7 +214,7 @@ def _header(args, loadgen: str) -> str:
     return "\n".join(lines)
 
 
-def _print_row(label: str, result: Result | None, note: str = "") -> None:
+def print_row(label: str, result: Result | None, note: str = "") -> None:
     """One row: req/s, p50, p99, and the shares of the reference and of the floor (- for itself)."""
     if result is None:
         print(f"  {label:<38} {'not available':>10}  {note}", flush=True)
@@ -227,7 +227,7 @@ def _print_row(label: str, result: Result | None, note: str = "") -> None:
     )
 
 
-def _print_goals(args, results: dict[int, dict]) -> None:
+def print_goals(args, results: dict[int, dict]) -> None:
     print("\nGoals", flush=True)
     checks = []
     for count, table in results.items():
@@ -341,12 +341,12 @@ def _bench_database(args, count: int, loadgen: str) -> dict:
         for scenario in scenarios:
             if args.only and not any(word in scenario.name for word in args.only):
                 continue
-            table[scenario.name] = rows = _measure_scenario(args, loadgen, scenario, variants, urls)
+            table[scenario.name] = rows = measure_scenario(args, loadgen, scenario, variants, urls)
             print(f"  {scenario.name}", flush=True)
-            _print_row("  bare reference (WSGI + psycopg)", rows["reference"])
-            _print_row(f"  {FLOOR_LABEL}", rows[FLOOR])
+            print_row("  bare reference (WSGI + psycopg)", rows["reference"])
+            print_row(f"  {FLOOR_LABEL}", rows[FLOOR])
             for variant in variants:
-                _print_row(f"  {variant.name}", rows[variant.name], variant.unavailable or "")
+                print_row(f"  {variant.name}", rows[variant.name], variant.unavailable or "")
     finally:
         for server in servers:
             stop(server)
@@ -385,9 +385,9 @@ def _bench_interleaved(args, loadgen: str) -> dict[int, dict]:
             for count, _, _, variants, _ in opened:
                 mine = {name: results for (key, name), results in rounds.items() if key == count}
                 rows = results[count][scenario.name] = _rows(mine, variants)
-                _print_row(f"  {count:,}: bare reference", rows["reference"])
+                print_row(f"  {count:,}: bare reference", rows["reference"])
                 for variant in variants:
-                    _print_row(f"  {count:,}: {variant.name}", rows[variant.name], variant.unavailable or "")
+                    print_row(f"  {count:,}: {variant.name}", rows[variant.name], variant.unavailable or "")
             _print_between_counts(opened, rounds)
     finally:
         for server in servers:
@@ -446,7 +446,7 @@ def _gunicorn_version() -> str:
 # -- load --------------------------------------------------------------------------------
 
 
-def _measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Variant], urls: dict):
+def measure_scenario(args, loadgen: str, scenario: Scenario, variants: list[Variant], urls: dict):
     """Measure the reference, Django's floor (when ``urls`` has it) and each variant in
     turns, ``--rounds`` times; keep the median round, and the median of the ratios each
     round gives (to the reference, to the floor, and for keys to anonymous calls).

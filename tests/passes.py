@@ -227,3 +227,33 @@ def pytest_collection_finish(session):
         ]
         if lost:
             raise pytest.UsageError(f"--dist loadgroup did not group {lost[0]} (pytest-xdist issue 1386)")
+
+
+# The time each group took, summed over its tests' set-up, call and tear-down on every
+# worker: a run on two cores lasts at least its largest group, and at least half of the
+# whole. Printed at the end of a run (.ci/run's passes show it).
+_spent: dict[str, list] = {}
+
+
+def _group(report) -> str:
+    """The xdist group of a test's report, ``in-process`` for none."""
+    if "@" in report.nodeid:  # under --dist loadgroup, xdist names the group in the id
+        return report.nodeid.rsplit("@", 1)[1]
+    for name in GROUPS:  # browser first, as pytest_itemcollected chooses
+        if name in report.keywords:
+            return GROUPS[name]
+    return "in-process"
+
+
+def pytest_runtest_logreport(report):
+    seconds_and_tests = _spent.setdefault(_group(report), [0.0, set()])
+    seconds_and_tests[0] += report.duration
+    seconds_and_tests[1].add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if getattr(terminalreporter.config, "workerinput", None) is not None or not _spent:
+        return  # an xdist worker: its controller prints the sums
+    terminalreporter.section("time by group (set-up, call and tear-down, summed)")
+    for group, (seconds, tests) in sorted(_spent.items(), key=lambda item: -item[1][0]):
+        terminalreporter.write_line(f"{group:>12} {seconds:7.1f} s  {len(tests):5d} tests")

@@ -27,10 +27,11 @@ def reference_app(monkeypatch):
     own (closed afterwards)."""
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    local = threading.local()  # where the function keeps its connection: this test's own
     monkeypatch.setattr(reference, "_DATABASE_URL", url)
-    monkeypatch.setattr(reference, "_local", threading.local())
+    monkeypatch.setattr(reference, "_local", local)
     yield reference.application
-    opened = getattr(reference._local, "connection", None)
+    opened = getattr(local, "connection", None)
     if opened is not None:
         opened.close()
 

@@ -119,8 +119,8 @@ ACCESS = (
 def test_each_requests_time_in_a_worker_is_read_from_the_lines_of_its_round(tmp_path):
     access_log = tmp_path / "access.log"
     access_log.write_bytes(ACCESS)
-    assert connections._served_ms(access_log, 0) == [3, 5, 5001]
-    assert connections._served_ms(access_log, len(ACCESS.splitlines(keepends=True)[0])) == [5, 5001]
+    assert connections.served_ms(access_log, 0) == [3, 5, 5001]
+    assert connections.served_ms(access_log, len(ACCESS.splitlines(keepends=True)[0])) == [5, 5001]
     assert connections.percentile([5, 1, 3, 2, 4], 0.5) == 3
     assert connections.percentile([5, 1, 3, 2, 4], 0.99) == 5
 

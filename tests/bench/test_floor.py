@@ -81,11 +81,13 @@ def test_a_sale_is_stored_and_answered_as_the_reference_does(bare, sale):
     own = {"id", "token", "short_code", "number", "fingerprint", "created_at", "updated_at"}
     assert {k: v for k, v in by_floor.items() if k not in own} == {k: v for k, v in by_bare.items() if k not in own}
     assert by_floor["number"] == by_bare["number"] + 1  # the next of the same series
+    bare_link = orjson.loads(bare_answer)["result"]["data"]["receipt_url"]
+    assert bare_link.endswith(f"/app/receipt/{first['token']}")
     data = {
         "id": by_floor["id"],
         "token": second["token"],
         "short_code": by_floor["short_code"],
-        "receipt_url": f"{reference._WEB_URL}/app/receipt/{second['token']}",
+        "receipt_url": bare_link.replace(first["token"], second["token"]),  # under the same web address
     }
     assert response.content == orjson.dumps({"result": {"data": data}})
     assert set(orjson.loads(bare_answer)["result"]["data"]) == set(data)

@@ -36,31 +36,31 @@ def measured(monkeypatch):
     args = SimpleNamespace(rounds=3, warmup=0, duration=10)
     variants = [workload.Variant("anonymous", ""), workload.Variant("test key", "t"), workload.Variant("live key", "l")]
     scenario = workload.Scenario("getReceipt by token", "get")
-    return run._measure_scenario(
+    return run.measure_scenario(
         args, "wrk", scenario, variants, {"reference": "ref", "floor": "floor", "project": "proj"}
     )
 
 
 def test_rows_show_the_median_round_and_the_median_ratio(measured, capsys):
-    run._print_row("  anonymous", measured["anonymous"])
+    run.print_row("  anonymous", measured["anonymous"])
     # To the reference, rounds' ratios 0.50, 0.52, 0.55: the median is 0.52 (the medians'
     # ratio would be 0.50); to the floor 0.94, 0.97, 0.92: 0.94.
     assert capsys.readouterr().out.split() == ["anonymous", "1500", "4.00", "9.00", "0.52", "0.94"]
 
 
 def test_the_floor_row_shows_its_share_of_the_reference(measured, capsys):
-    run._print_row("  Django's floor", measured["floor"])
+    run.print_row("  Django's floor", measured["floor"])
     assert capsys.readouterr().out.split() == ["Django's", "floor", "1600", "4.00", "9.00", "0.53", "-"]
 
 
 def test_a_keyed_call_is_compared_with_the_floors_one_figure(measured, capsys):
     """The floor has no keys: a live key's share is of its anonymous figure (0.84, 0.88, 0.83)."""
-    run._print_row("  live key", measured["live key"])
+    run.print_row("  live key", measured["live key"])
     assert capsys.readouterr().out.split() == ["live", "key", "1350", "4.00", "9.00", "0.47", "0.84"]
 
 
 def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
-    run._print_goals(SimpleNamespace(), {10_000: {"getReceipt by token": measured}})
+    run.print_goals(SimpleNamespace(), {10_000: {"getReceipt by token": measured}})
     lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
     assert "met       10,000 getReceipt by token: 0.52 of the reference (>= 0.5)" in lines
     # Test key: 4%, 4%, 5% of each round's anonymous throughput; live key 10%, 10%, 9%.
@@ -71,7 +71,7 @@ def test_goals_compare_each_round_with_its_neighbours(measured, capsys):
 
 
 def test_a_sales_goal_is_0_9_of_the_floor_anonymous_and_with_a_live_key(measured, capsys):
-    run._print_goals(SimpleNamespace(), {10_000: {workload.CREATE_SCENARIO: measured}})
+    run.print_goals(SimpleNamespace(), {10_000: {workload.CREATE_SCENARIO: measured}})
     lines = [line.strip() for line in capsys.readouterr().out.splitlines() if "floor" in line]
     assert lines == [
         "met       10,000 createReceiptFromPOS, fresh tokens, anonymous: 0.94 of Django's floor (>= 0.9)",

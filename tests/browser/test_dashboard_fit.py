@@ -2,8 +2,9 @@
 long names, every status. At 1280x800 and at 360x740 no page scrolls sideways, no list
 clips a column (its table scrolls inside nothing either), the cells that matter are on
 the screen, dates stay on one line, every image loads (the merchant's logo on a sale's
-customer sheet included), and axe-core finds nothing. Phone screenshots of every page
-are kept in test-artifacts/."""
+customer sheet included), and axe-core finds nothing. One walk a size checks all of it
+(tests/browser/test_accessibility.py checks the customer's and the sign-in pages).
+Screenshots of every page are kept in test-artifacts/ (at phone size its first four screens)."""
 
 from datetime import timedelta
 
@@ -155,30 +156,34 @@ def _problems(page, size, name, key_cells) -> list[str]:
                 .map(image => image.currentSrc || image.src))"""
     )
     found += [f"{name}: the image {source} did not load" for source in broken]
-    for field in key_cells:
-        outside = page.evaluate(
-            """([field, width]) => [
-                ...document.querySelectorAll(`#result_list tbody tr:nth-child(-n+5) .field-${field}`)
-            ].map(cell => cell.getBoundingClientRect())
+    # One round trip for every column (a list of a hundred rows, thirteen columns).
+    columns = page.evaluate(
+        """([fields, width]) => fields.map(field => [
+            [...document.querySelectorAll(`#result_list tbody tr:nth-child(-n+5) .field-${field}`)]
+                .map(cell => cell.getBoundingClientRect())
                 .filter(box => box.width === 0 || box.left < 0 || box.right > width + 0.5)
-                .map(box => `${Math.round(box.left)}..${Math.round(box.right)}`)""",
-            [field, size["width"]],
-        )
+                .map(box => `${Math.round(box.left)}..${Math.round(box.right)}`),
+            document.querySelectorAll(`#result_list tbody .field-${field}`).length,
+        ])""",
+        [key_cells, size["width"]],
+    )
+    for field, (outside, cells) in zip(key_cells, columns, strict=True):
         if outside:
             found.append(f"{name}: column {field} is not on the screen ({', '.join(outside)})")
-        if not page.locator(f"#result_list tbody .field-{field}").count():
+        if not cells:
             found.append(f"{name}: no column {field}")
     if size["width"] >= 1024:
-        for field in ONE_LINE_CELLS:
-            wrapped = page.evaluate(
-                """(field) => [...document.querySelectorAll(`#result_list .field-${field}`)].filter(cell => {
+        wrapped = page.evaluate(
+            """(fields) => fields.map(field => [...document.querySelectorAll(`#result_list .field-${field}`)]
+                .filter(cell => {
                     const range = document.createRange();
                     range.selectNodeContents(cell);
                     return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
-                }).map(cell => cell.textContent)""",
-                field,
-            )
-            found += [f"{name}: {field} {text!r} takes more than one line" for text in wrapped]
+                }).map(cell => cell.textContent))""",
+            ONE_LINE_CELLS,
+        )
+        for field, texts in zip(ONE_LINE_CELLS, wrapped, strict=True):
+            found += [f"{name}: {field} {text!r} takes more than one line" for text in texts]
     return found
 
 
@@ -190,52 +195,114 @@ def _sign_in(page, url, user):
     page.wait_for_url(f"{url}/admin/")
 
 
-def test_every_dashboard_page_fits_with_a_busy_shops_data(
+# A phone screenshot keeps the page's first screens: a list of a hundred sales is 18,000
+# pixels long, and a full-length shot of it takes seconds for nothing a person looks at.
+SHOT_HEIGHT = 4 * PHONE["height"]
+
+
+def _screenshot(page, size, path) -> None:
+    """The page for a person to look at: at phone size its first screens, else the window."""
+    if size is PHONE:
+        height = min(page.evaluate("document.scrollingElement.scrollHeight"), SHOT_HEIGHT)
+        page.screenshot(path=path, full_page=True, clip={"x": 0, "y": 0, "width": size["width"], "height": height})
+    else:
+        page.screenshot(path=path)
+
+
+class Walk:
+    """The pages of one walk at one size: each checked (``_problems``: fit and axe-core) and
+    kept as a screenshot (_screenshot)."""
+
+    def __init__(self, page, size, url, artifacts):
+        self.page, self.size, self.url, self.artifacts = page, size, url, artifacts
+        self.label = f"{size['width']}x{size['height']}"
+        self.problems: list[str] = []
+
+    def check(self, name: str) -> None:
+        """The page shown now."""
+        self.problems += _problems(self.page, self.size, name, KEY_CELLS.get(name, []))
+        if "?q=" in self.page.url and self.page.eval_on_selector(
+            "#searchbar", "box => box.scrollWidth > box.clientWidth"
+        ):
+            self.problems.append(f"{name}: the search box cuts off what was searched for")
+        _screenshot(self.page, self.size, self.artifacts / f"dashboard-fit-{name}-{self.label}.png")
+
+    def visit(self, name: str, path: str) -> None:
+        self.page.goto(f"{self.url}{path}")
+        self.check(name)
+
+
+def test_every_dashboard_page_fits_and_passes_axe_with_a_busy_shops_data(
     screen, live_server, owner, merchant, receipt_factory, live_key, settings, artifacts
 ):
+    """One walk a size through every page of a shop owner's dashboard, the forms' answers
+    included (a key made, an invitation sent): each page fits and axe-core finds nothing."""
     from merchants.models import AuditEntry, MerchantMembership
     from webhooks.models import Delivery as WebhookDelivery
 
     sales, endpoint = _shop(merchant, owner, receipt_factory, live_key, settings)
     page, size = screen
-    url = live_server.url
-    _sign_in(page, url, owner)
-    entry = AuditEntry.objects.filter(merchant=merchant).first()
+    walk = Walk(page, size, live_server.url, artifacts)
+    walk.visit("sign-in", "/admin/login/")
+    _sign_in(page, live_server.url, owner)
     webhook_delivery = WebhookDelivery.objects.to_endpoint(endpoint).filter(attempt_set__isnull=False).first()
-    pages = [
+    key = live_key.api_key
+    for name, path in [
         ("today", "/admin/"),
         ("receipts", "/admin/receipts/receipt/"),
         ("refunds", "/admin/receipts/receipt/?type=refund"),
         ("receipts-search-days", "/admin/receipts/receipt/?q=20%2F11%20-%2022%2F11"),
         ("receipts-search-none", "/admin/receipts/receipt/?q=31%2F02"),
+        ("find-a-sale", "/admin/receipts/receipt/?find=1"),
+        ("found-by-item", "/admin/receipts/receipt/?q=jollof"),
         ("receipt", f"/admin/receipts/receipt/{sales[0].pk}/change/"),
+        ("receipt-history", f"/admin/receipts/receipt/{sales[0].pk}/history/"),
         ("receipt-refund", f"/admin/receipts/receipt/{sales[0].refunds.get().pk}/change/"),
         ("receipt-voided", f"/admin/receipts/receipt/{sales[2].pk}/change/"),
+        ("not-found", f"/admin/receipts/receipt/{sales[0].pk + 100_000}/change/"),
         ("deliveries", "/admin/messaging/delivery/"),
         ("webhooks", "/admin/webhooks/endpoint/"),
+        ("webhook-add", "/admin/webhooks/endpoint/add/"),
         ("webhook", f"/admin/webhooks/endpoint/{endpoint.pk}/change/"),
+        ("webhook-roll", f"/admin/webhooks/endpoint/{endpoint.pk}/roll/"),
         ("webhook-deliveries", "/admin/webhooks/delivery/"),
         ("webhook-delivery", f"/admin/webhooks/delivery/{webhook_delivery.pk}/change/"),
         ("webhook-attempts", "/admin/webhooks/attempt/"),
         ("keys", "/admin/merchants/apikey/"),
-        ("key", f"/admin/merchants/apikey/{live_key.api_key.pk}/change/"),
-        ("team", "/admin/merchants/merchantmembership/"),
-        ("team-member", f"/admin/merchants/merchantmembership/{MerchantMembership.objects.get(user=owner).pk}/change/"),
+        ("key", f"/admin/merchants/apikey/{key.pk}/change/"),
+        ("key-rotate", f"/admin/merchants/apikey/{key.pk}/rotate/"),
+        ("key-revoke", f"/admin/merchants/apikey/{key.pk}/revoke/"),
+        ("key-create", "/admin/merchants/apikey/add/"),
+    ]:
+        walk.visit(name, path)
+    page.get_by_label("Name").fill("Till 2")
+    page.get_by_role("button", name="Create the key", exact=True).click()
+    walk.check("key-shown")
+    # The key just made, first in the audit trail: who, from where, what.
+    walk.visit("audit-trail", "/admin/merchants/auditentry/")
+    trail = page.locator("#result_list tbody tr").first.inner_text()
+    for text in [owner.username, "127.0.0.1", "API key made: Till 2", "name: Till 2"]:
+        assert text in trail, text
+    entry = AuditEntry.objects.filter(merchant=merchant, object_repr__startswith="Till 2").get()
+    walk.visit("audit-entry", f"/admin/merchants/auditentry/{entry.pk}/change/")
+    walk.visit("team", "/admin/merchants/merchantmembership/")
+    page.get_by_role("link", name="Invite someone").click()
+    walk.check("team-invite")
+    page.get_by_label("Email").fill("ada@mama-put.example")
+    page.get_by_role("button", name="Send invitation", exact=True).click()
+    walk.check("team-invited")
+    membership = MerchantMembership.objects.get(user=owner)
+    for name, path in [
         ("invitations", "/admin/merchants/invitation/"),
-        ("audit-trail", "/admin/merchants/auditentry/"),
-        ("audit-entry", f"/admin/merchants/auditentry/{entry.pk}/change/"),
+        ("team-member", f"/admin/merchants/merchantmembership/{membership.pk}/change/"),
+        ("merchants", "/admin/merchants/merchant/"),
         ("shop-details", f"/admin/merchants/merchant/{merchant.pk}/change/"),
         ("usage", f"/admin/merchants/merchant/{merchant.pk}/usage/"),
-    ]
-    problems = []
-    label = f"{size['width']}x{size['height']}"
-    for name, path in pages:
-        page.goto(f"{url}{path}")
-        problems += _problems(page, size, name, KEY_CELLS.get(name, []))
-        if "?q=" in path and page.eval_on_selector("#searchbar", "box => box.scrollWidth > box.clientWidth"):
-            problems.append(f"{name}: the search box cuts off what was searched for")
-        page.screenshot(path=artifacts / f"dashboard-fit-{name}-{label}.png", full_page=size is PHONE)
-    assert problems == [], f"at {label}:\n" + "\n".join(problems)
+        ("einvoicing", "/admin/einvoicing/einvoicing/"),
+        ("einvoicing-add", "/admin/einvoicing/einvoicing/add/"),
+    ]:
+        walk.visit(name, path)
+    assert walk.problems == [], f"at {walk.label}:\n" + "\n".join(walk.problems)
 
 
 def test_the_operators_pages_fit_and_mark_test_merchants(screen, live_server, superuser, merchant, sale, artifacts):
@@ -252,10 +319,10 @@ def test_the_operators_pages_fit_and_mark_test_merchants(screen, live_server, su
     _sign_in(page, url, superuser)
     label = f"{size['width']}x{size['height']}"
     problems = _problems(page, size, "operator-today", [])
-    page.screenshot(path=artifacts / f"dashboard-fit-operator-today-{label}.png", full_page=size is PHONE)
+    _screenshot(page, size, artifacts / f"dashboard-fit-operator-today-{label}.png")
     assert page.get_by_role("heading", name="Test merchants").is_visible()
     assert page.locator(".test-merchants li").filter(has_text="test-mama-put").locator(".badge-test").is_visible()
     page.goto(f"{url}/admin/merchants/merchant/")
     problems += _problems(page, size, "operator-merchants", ["shop_name", "shop_id"])
-    page.screenshot(path=artifacts / f"dashboard-fit-operator-merchants-{label}.png", full_page=size is PHONE)
+    _screenshot(page, size, artifacts / f"dashboard-fit-operator-merchants-{label}.png")
     assert problems == [], f"at {label}:\n" + "\n".join(problems)
