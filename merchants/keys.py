@@ -35,7 +35,6 @@ from django.utils.crypto import salted_hmac
 from merchants.admission import memory
 from merchants.models import ApiKey, Merchant
 from receco.errors import Unauthorized
-from receco.lib.queries import get_by
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 LOOKUP_LENGTH = 12
@@ -307,7 +306,7 @@ def stored_key(presented: Presented) -> ApiKey:
 
     Raises Unauthorized when no stored key has that lookup id, type and digest."""
     try:
-        api_key = get_by(ApiKey, "lookup_id", presented.lookup_id, related=("merchant",))
+        api_key = ApiKey.objects.select_related("merchant").get(lookup_id=presented.lookup_id)
     except ApiKey.DoesNotExist:
         raise Unauthorized(INVALID_KEY) from None
     if api_key.type != presented.type or not proves(presented.text, api_key):

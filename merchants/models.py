@@ -13,7 +13,6 @@ from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
 from merchants.numbering import default_prefix, normalize_prefix, validate_prefix
 from merchants.registration import normalize_registration_number, validate_registration_number
 from receco.errors import Forbidden
-from receco.lib.queries import get_by
 
 TEST_MERCHANT_PREFIX = "test-"
 MERCHANT_SUSPENDED = "Merchant account is suspended"
@@ -52,7 +51,7 @@ class MerchantQuerySet(models.QuerySet):
         Raises Merchant.DoesNotExist for any other unknown id.
         """
         try:
-            return get_by(self.model, "string_id", string_id)
+            return self.get(string_id=string_id)
         except self.model.DoesNotExist:
             if not string_id.startswith(TEST_MERCHANT_PREFIX):
                 raise

@@ -10,7 +10,6 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
-from receco.lib.queries import get_by
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 from receipts.numbering import receipt_number
 
@@ -31,7 +30,8 @@ class ReceiptManager(models.Manager):
 
         Raises Receipt.DoesNotExist.
         """
-        return get_by(self.model, reference.field, reference.value, using=using)
+        manager = self if using is None else self.db_manager(using)
+        return manager.get(**{reference.field: reference.value})
 
 
 class Receipt(models.Model):

@@ -1,20 +1,11 @@
-"""Single-row queries compiled once, for the look-ups every request makes.
+"""The receipt's INSERT statement built once per process (``CompiledInsert``).
 
-They reuse the ORM's internals (the compiler's select and klass_info, its related
-populators); tests/receco/lib/test_queries.py holds them to the ORM's own .get() and
-.create(), so a Django upgrade that changes those internals fails there.
-
-Building a query with the ORM costs more than running it: turning a QuerySet into SQL
-(every column of the model and of the related models it selects, quoted and aliased)
-takes longer than PostgreSQL takes to answer an indexed look-up. ``CompiledGet``
-compiles a query shape once per process, then per call only runs the SQL with the new
-value and builds the objects exactly as the ORM would (converters, ``select_related``).
-``get_by`` keeps one per shape.
+It reuses what the ORM's fields do on save; tests/receco/lib/test_queries.py holds it to
+the ORM's own .create(), so a Django upgrade that changes that fails there.
 """
 
 import datetime
 
-from django.core.exceptions import MultipleObjectsReturned
 from django.db import connections, router, transaction
 from django.db.models import DEFERRED, ForeignKey, JSONField, signals
 from django.db.models.fields import (
@@ -26,51 +17,6 @@ from django.db.models.fields import (
     IntegerField,
     TextField,
 )
-from django.db.models.query import get_related_populators
-
-_PLACEHOLDER = "\x00compiled-get-placeholder\x00"
-
-
-class CompiledGet:
-    """``queryset.get(<field>=value)`` with the SQL of ``queryset`` compiled once.
-
-    ``queryset`` may select related objects but must carry no filter of its own; ``field``
-    is a text field (its SQL is made with a text placeholder).
-    """
-
-    def __init__(self, queryset, field: str):
-        template = queryset.filter(**{field: _PLACEHOLDER}).order_by()
-        template.query.set_limits(high=2)  # as get(): two rows are enough to see a duplicate
-        self.model = queryset.model
-        self.db = template.db
-        self.compiler = template.query.get_compiler(using=self.db)
-        self.sql, params = self.compiler.as_sql()
-        if list(params) != [_PLACEHOLDER]:
-            raise ValueError(f"{field} does not compile to one parameter: {params!r}")
-        klass_info, select = self.compiler.klass_info, self.compiler.select
-        fields = klass_info["select_fields"]
-        self.columns = slice(fields[0], fields[-1] + 1)
-        self.init_list = [column[0].target.attname for column in select[self.columns]]
-        self.related = get_related_populators(klass_info, select, self.db)
-        self.converters = self.compiler.get_converters([column[0] for column in select[: self.compiler.col_count]])
-
-    def get(self, value):
-        """Return the one object whose field equals ``value``.
-
-        Raises the model's DoesNotExist, or MultipleObjectsReturned.
-        """
-        rows = fetch(self.db, self.sql, [value], all_rows=True)
-        if not rows:
-            raise self.model.DoesNotExist(f"{self.model._meta.object_name} matching query does not exist.")
-        if len(rows) > 1:
-            raise MultipleObjectsReturned(f"get() returned more than one {self.model._meta.object_name}")
-        row = rows[0]
-        if self.converters:  # as results_iter() would, without finding them again
-            row = next(self.compiler.apply_converters([row], self.converters))
-        obj = self.model.from_db(self.db, self.init_list, row[self.columns])
-        for populator in self.related:
-            populator.populate(row, obj)
-        return obj
 
 
 def fetch(db: str, sql: str, params: list, *, all_rows: bool = False):
@@ -92,26 +38,6 @@ def fetch(db: str, sql: str, params: list, *, all_rows: bool = False):
     with connection.wrap_database_errors, connection.connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall() if all_rows else cursor.fetchone()
-
-
-_COMPILED: dict[tuple, CompiledGet] = {}
-
-
-def get_by(model, field: str, value, *, related: tuple[str, ...] = (), using: str | None = None):
-    """Return ``model.objects.select_related(*related).get(**{field: value})`` from the
-    database ``using`` (by default the one the router reads ``model`` from), its query
-    compiled once per shape (model, database, field and related objects). Nothing but
-    the look-up itself runs per call: not even a QuerySet is made.
-
-    Raises the model's DoesNotExist, or MultipleObjectsReturned.
-    """
-    db = using or router.db_for_read(model)
-    shape = (model, db, field, related)
-    compiled = _COMPILED.get(shape)
-    if compiled is None:
-        queryset = model._default_manager.using(db)
-        compiled = _COMPILED[shape] = CompiledGet(queryset.select_related(*related) if related else queryset, field)
-    return compiled.get(value)
 
 
 class CompiledInsert:
