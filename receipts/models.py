@@ -10,6 +10,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
+from receco.lib.lookups import Lookup
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 from receipts.numbering import receipt_number
 
@@ -23,6 +24,9 @@ CARD_LAST4 = KT("details__payment_details__card_last4")
 EMAIL_LOWER = Lower("customer_email")
 
 
+_BY_REFERENCE: dict[str, Lookup] = {}  # by field: token, short_code
+
+
 class ReceiptManager(models.Manager):
     def by_reference(self, reference: Reference, using: str | None = None) -> Receipt:
         """Return the receipt a token or short code names, from the database ``using``
@@ -30,8 +34,10 @@ class ReceiptManager(models.Manager):
 
         Raises Receipt.DoesNotExist.
         """
-        manager = self if using is None else self.db_manager(using)
-        return manager.get(**{reference.field: reference.value})
+        lookup = _BY_REFERENCE.get(reference.field)
+        if lookup is None:
+            lookup = _BY_REFERENCE[reference.field] = Lookup(self.model, reference.field)
+        return lookup.get(reference.value, using)
 
 
 class Receipt(models.Model):
