@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, signals
 from django.utils import timezone
 
 from merchants.models import Merchant
@@ -57,6 +57,15 @@ def insert_sale(
     or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
     using = router.db_for_write(Receipt)
+    if merchant.pk is not None and not setting_aside and _alone(using):
+        receipt = Receipt(merchant=merchant, **values)
+        change = Change(
+            hooks.CREATED, receipt, merchant, keyed, email=receipt.customer_email, phone=receipt.customer_phone
+        )
+        if receipt.number_series is not None and not hooks.wanting(change):
+            _one_statement(receipt, using)  # its number and its INSERT alone
+            hooks.committed(change, using)
+            return Written(receipt)
     with transaction.atomic(using=using):  # a savepoint when a transaction is open
         for holder, claimed in setting_aside:
             set_aside(holder, claimed)
@@ -90,6 +99,13 @@ _UPSERTS: dict[str, str] = {}
 def _next_number(merchant_id: int, series: str, using: str) -> int:
     """The next number of the series (merchant, name), drawn in the open transaction."""
     connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(_upsert(connection), [merchant_id, series])
+        (number,) = cursor.fetchone()
+    return number
+
+
+def _upsert(connection) -> str:
     sql = _UPSERTS.get(connection.vendor)
     if sql is None:
         qn, meta = connection.ops.quote_name, ReceiptSeries._meta
@@ -99,10 +115,45 @@ def _next_number(merchant_id: int, series: str, using: str) -> int:
             f"INSERT INTO {table} ({merchant}, {name}, {last}) VALUES (%s, %s, 1)"  # noqa: S608 (names from the model)
             f" ON CONFLICT ({merchant}, {name}) DO UPDATE SET {last} = {table}.{last} + 1 RETURNING {last}"
         )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [merchant_id, series])
-        (number,) = cursor.fetchone()
-    return number
+    return sql
+
+
+def _alone(using: str) -> bool:
+    """Whether a sale may be stored in one statement: on PostgreSQL, outside a transaction."""
+    connection = connections[using]
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+# The sale's one statement (``_one_statement``), by vendor: the same for every sale.
+_ONE: dict[str, str] = {}
+
+
+def _one_statement(receipt: Receipt, using: str) -> None:
+    """Store ``receipt`` and draw its number in ONE statement, atomic by itself (PostgreSQL:
+    the series' upsert in a data-modifying CTE), as ``save()`` would: the fields' own
+    ``pre_save`` and ``get_db_prep_save``, the same signals."""
+    connection = connections[using]
+    meta, qn = Receipt._meta, connection.ops.quote_name
+    signals.pre_save.send(sender=Receipt, instance=receipt, raw=False, using=using, update_fields=None)
+    fields = [f for f in meta.concrete_fields if not f.primary_key and not f.generated and f.name != "number"]
+    params = [receipt.merchant_id, receipt.number_series]
+    params += [field.get_db_prep_save(field.pre_save(receipt, True), connection) for field in fields]
+    sql = _ONE.get(connection.vendor)
+    if sql is None:
+        columns = [qn(f.column) for f in fields]
+        number = qn(meta.get_field("number").column)
+        sql = _ONE[connection.vendor] = (
+            f"WITH receipt_number AS ({_upsert(connection)})"  # noqa: S608 (names from the model)
+            f" INSERT INTO {qn(meta.db_table)} ({', '.join(columns)}, {number})"
+            f" VALUES ({', '.join('%s' for _ in columns)}, (SELECT {qn('last')} FROM receipt_number))"
+            f" RETURNING {qn(meta.pk.column)}, {number}"
+        )
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        receipt.pk, receipt.number = cursor.fetchone()
+    # Saved, as save() marks it: Model._state is documented (Model instance reference).
+    receipt._state.adding, receipt._state.db = False, using  # noqa: SLF001
+    signals.post_save.send(sender=Receipt, instance=receipt, created=True, update_fields=None, raw=False, using=using)
 
 
 def insert_receipt(values: dict) -> Receipt:
