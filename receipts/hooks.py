@@ -10,6 +10,8 @@ the deliveries of the receipt to a contact the customer gave), and the writer
 - in the change's transaction each hook that wants it ``write``s its rows, and what it
   returns is kept under its ``name`` in ``Written.outcomes``; a hook that raises undoes
   the whole change (messaging's daily limits refuse a contact that way);
+- a sale no hook wants skips the transaction: on PostgreSQL it is one statement (its
+  number's upsert and its INSERT);
 - once the change has committed, each hook ``told`` of its kind hears of it
   (``committed``), whether it wanted the change or not: a hook that adds no rows (the
   log's, which wakes its appender) costs a sale nothing more than that call.
