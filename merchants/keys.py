@@ -35,7 +35,7 @@ from django.utils.crypto import salted_hmac
 from merchants.admission import memory
 from merchants.models import ApiKey, Merchant
 from receco.errors import Unauthorized
-from receco.lib.queries import get_by
+from receco.lib.lookups import Lookup
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 LOOKUP_LENGTH = 12
@@ -302,12 +302,16 @@ def parse_key(key: str) -> Presented:
     return Presented(key, match["type"], match["lookup"])
 
 
+# A key and its merchant, the look-up every keyed request makes (receco.lib.lookups).
+_WITH_MERCHANT = Lookup(ApiKey, "lookup_id", related="merchant")
+
+
 def stored_key(presented: Presented) -> ApiKey:
     """The stored key ``presented`` is, its merchant loaded: one indexed query.
 
     Raises Unauthorized when no stored key has that lookup id, type and digest."""
     try:
-        api_key = get_by(ApiKey, "lookup_id", presented.lookup_id, related=("merchant",))
+        api_key = _WITH_MERCHANT.get(presented.lookup_id)
     except ApiKey.DoesNotExist:
         raise Unauthorized(INVALID_KEY) from None
     if api_key.type != presented.type or not proves(presented.text, api_key):

@@ -13,7 +13,7 @@ from merchants.colors import HOUSE_ACCENT_COLOR, validate_accent_color
 from merchants.numbering import default_prefix, normalize_prefix, validate_prefix
 from merchants.registration import normalize_registration_number, validate_registration_number
 from receco.errors import Forbidden
-from receco.lib.queries import get_by
+from receco.lib.lookups import Lookup
 
 TEST_MERCHANT_PREFIX = "test-"
 MERCHANT_SUSPENDED = "Merchant account is suspended"
@@ -52,7 +52,7 @@ class MerchantQuerySet(models.QuerySet):
         Raises Merchant.DoesNotExist for any other unknown id.
         """
         try:
-            return get_by(self.model, "string_id", string_id)
+            return _BY_STRING_ID.get(string_id)
         except self.model.DoesNotExist:
             if not string_id.startswith(TEST_MERCHANT_PREFIX):
                 raise
@@ -241,6 +241,10 @@ class Merchant(models.Model):
         self.status = status
         self.save(update_fields=["status", "updated_at"])
         return True
+
+
+# A sale names its merchant by its id: the look-up every sale makes (receco.lib.lookups).
+_BY_STRING_ID = Lookup(Merchant, "string_id")
 
 
 class MembershipQuerySet(models.QuerySet):

@@ -23,7 +23,6 @@ import hmac
 
 from merchants.models import ApiKey
 from receco.errors import Conflict, InvalidInput
-from receco.lib.queries import get_by
 from receipts.codes import BASE36, SIGNED_TOKEN_RE, derived_short_code, is_derived_form
 
 TOKEN_OF_ANOTHER_MERCHANT = "Token was issued for another merchant"
@@ -64,7 +63,7 @@ def check_token(token: str | None, merchant_id: int | None, key: ApiKey | None =
 
 def _key(lookup_id: str) -> ApiKey | None:
     try:
-        return get_by(ApiKey, "lookup_id", lookup_id)
+        return ApiKey.objects.get(lookup_id=lookup_id)
     except ApiKey.DoesNotExist:
         return None
 

@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from merchants.colors import validate_accent_color
-from receco.lib.queries import get_by
+from receco.lib.lookups import Lookup
 from receipts.codes import SHORT_CODE_LENGTH, TOKEN_MAX_LENGTH
 from receipts.numbering import receipt_number
 
@@ -24,6 +24,9 @@ CARD_LAST4 = KT("details__payment_details__card_last4")
 EMAIL_LOWER = Lower("customer_email")
 
 
+_BY_REFERENCE: dict[str, Lookup] = {}  # by field: token, short_code
+
+
 class ReceiptManager(models.Manager):
     def by_reference(self, reference: Reference, using: str | None = None) -> Receipt:
         """Return the receipt a token or short code names, from the database ``using``
@@ -31,7 +34,10 @@ class ReceiptManager(models.Manager):
 
         Raises Receipt.DoesNotExist.
         """
-        return get_by(self.model, reference.field, reference.value, using=using)
+        lookup = _BY_REFERENCE.get(reference.field)
+        if lookup is None:
+            lookup = _BY_REFERENCE[reference.field] = Lookup(self.model, reference.field)
+        return lookup.get(reference.value, using)
 
 
 class Receipt(models.Model):

@@ -9,10 +9,14 @@ are the callers': receipts.creation, receipts.refunds, the contact's validation
 reads to decide.
 
 Every receipt row takes the next number of its series (receipts.numbering) as it is
-inserted: the writer's own part of the INSERT. On PostgreSQL a sale is written in the
-fewest round trips the hooks allow (``insert_sale``): alone, one statement (the number's
-upsert and the INSERT), atomic by itself (no BEGIN, no COMMIT); with hooks that can say
-their rows as SQL, still one statement; otherwise, and on SQLite, in a transaction.
+inserted: the writer's own part of the INSERT, an upsert of the series' row (SQL of its
+own: the ORM cannot say it) run just before the receipt's ``save()``, in the same
+transaction, so a receipt that is not stored gives its number back; a receipt and what the
+hooks add to it commit together. That is so on SQLite; on PostgreSQL every receipt is ONE
+statement (``_one_statement``: the upsert in a CTE, and the INSERT), built on documented
+API only, and a sale no hook wants is that statement alone, outside any transaction. It is
+kept because the transaction, the ORM's INSERT and the two statements cost a sale 1.45
+times the instructions (bench/results/ of 2026-12-05).
 Every change of an existing receipt has its token and short code read from the primary
 for a while after (receco.lib.replicas.wrote: read-your-writes).
 """
@@ -21,14 +25,13 @@ from __future__ import annotations
 
 import logging
 
-from django.db import IntegrityError, connections, transaction
-from django.db.models import Q, QuerySet
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models import Q, QuerySet, signals
 from django.utils import timezone
 
 from merchants.models import Merchant
 from merchants.sales import saved_test_merchant
 from receco.lib import replicas
-from receco.lib.queries import CompiledInsert, compiled_insert, fetch
 from receipts import hooks
 from receipts.codes import new_short_code, new_token
 from receipts.contacts import EMAIL_FIELD, PHONE_CHANNEL_FIELD, PHONE_FIELD
@@ -57,68 +60,64 @@ def insert_sale(
     Raises IntegrityError, having written nothing (its number given back), when its token
     or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
-    insert = compiled_insert(Receipt)
-    if setting_aside:
-        with transaction.atomic(using=insert.db):
-            for holder, claimed in setting_aside:
-                set_aside(holder, claimed)
-            written, change = _sale(insert, merchant, values, keyed)
-    else:
-        written, change = _sale(insert, merchant, values, keyed)
-    hooks.committed(change, insert.db)
+    using = router.db_for_write(Receipt)
+    if merchant.pk is not None and not setting_aside and _alone(using):
+        receipt = Receipt(merchant=merchant, **values)
+        change = Change(
+            hooks.CREATED, receipt, merchant, keyed, email=receipt.customer_email, phone=receipt.customer_phone
+        )
+        if receipt.number_series is not None and not hooks.wanting(change):
+            _one_statement(receipt, using)  # its number and its INSERT alone
+            hooks.committed(change, using)
+            return Written(receipt)
+    with transaction.atomic(using=using):  # a savepoint when a transaction is open
+        for holder, claimed in setting_aside:
+            set_aside(holder, claimed)
+        owner = merchant if merchant.pk is not None else saved_test_merchant(merchant)
+        receipt = _create({"merchant": owner, **values}, using)
+        change = Change(
+            hooks.CREATED, receipt, owner, keyed, email=receipt.customer_email, phone=receipt.customer_phone
+        )
+        written = Written(receipt, hooks.write(hooks.wanting(change), change))
+    hooks.committed(change, using)
     return written
 
 
-def _sale(insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool) -> tuple[Written, Change]:
-    """The sale stored, and the change the hooks are told of once it has committed."""
-    if merchant.pk is None or connections[insert.db].in_atomic_block:
-        return _sale_in_transaction(insert, merchant, values, keyed)
-    insert = _numbered(insert, values)
-    receipt, params = insert.prepare(merchant=merchant, **values)
-    change = _created(receipt, merchant, keyed)
-    wanting = hooks.wanting(change)
-    if wanting:
-        with transaction.atomic(using=insert.db):
-            _statement(insert, receipt, params)
-            return Written(receipt, hooks.write(wanting, change)), change
-    return Written(_statement(insert, receipt, params)), change  # its number and INSERT alone
+def _create(values: dict, using: str) -> Receipt:
+    """Store a receipt with ``values`` (every column but its number), numbered in its
+    series; return it. Call it in a transaction (``transaction.atomic``): the number's
+    upsert and the receipt's INSERT are undone together. Raises IntegrityError as the
+    INSERT does."""
+    receipt = Receipt(**values)
+    if receipt.number_series is not None and connections[using].vendor == "postgresql":
+        _one_statement(receipt, using)  # in the transaction: one round trip fewer
+        return receipt
+    if receipt.number_series is not None:
+        receipt.number = _next_number(receipt.merchant_id, receipt.number_series, using)
+    receipt.save(force_insert=True, using=using)
+    return receipt
 
 
-def _sale_in_transaction(
-    insert: CompiledInsert, merchant: Merchant, values: dict, keyed: bool
-) -> tuple[Written, Change]:
-    with transaction.atomic(using=insert.db):  # a savepoint when a transaction is open
-        owner = merchant if merchant.pk is not None else saved_test_merchant(merchant)
-        receipt = _create(insert, {"merchant": owner, **values})
-        change = _created(receipt, owner, keyed)
-        return Written(receipt, hooks.write(hooks.wanting(change), change)), change
-
-
-def _created(receipt: Receipt, merchant: Merchant, keyed: bool) -> Change:
-    email, phone = receipt.customer_email, receipt.customer_phone
-    return Change(hooks.CREATED, receipt, merchant, keyed, email=email, phone=phone)
-
-
-# The writer's own part of every receipt's INSERT: the next number of its series
-# (receipts.numbering), drawn by an upsert of the series' row. The upsert locks that row,
-# and only that one, until the receipt is stored; if the INSERT fails, the upsert is undone
-# with it and the number is given back.
-NUMBER_CTE = "receipt_number"
+# The upsert that takes the next number of a series (receipts.numbering), by vendor. It
+# locks that series' row, and only that one, until the transaction ends.
 _UPSERTS: dict[str, str] = {}
 
 
-def _in_one_statement(insert: CompiledInsert) -> bool:
-    """Whether the number is drawn in the receipt's own INSERT statement (PostgreSQL: a
-    data-modifying CTE); elsewhere it is drawn just before, in one transaction with it."""
-    return insert.plain and connections[insert.db].vendor == "postgresql"
+def _next_number(merchant_id: int, series: str, using: str) -> int:
+    """The next number of the series (merchant, name), drawn in the open transaction."""
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(_upsert(connection), [merchant_id, series])
+        (number,) = cursor.fetchone()
+    return number
 
 
-def _series_upsert(connection) -> str:
-    """The upsert that takes the next number of the series (merchant, name), by vendor."""
+def _upsert(connection) -> str:
     sql = _UPSERTS.get(connection.vendor)
     if sql is None:
-        qn = connection.ops.quote_name
-        table, merchant, name, last = (qn(ReceiptSeries._meta.db_table), qn("merchant_id"), qn("name"), qn("last"))
+        qn, meta = connection.ops.quote_name, ReceiptSeries._meta
+        table = qn(meta.db_table)
+        merchant, name, last = (qn(meta.get_field(field).column) for field in ("merchant", "name", "last"))
         sql = _UPSERTS[connection.vendor] = (
             f"INSERT INTO {table} ({merchant}, {name}, {last}) VALUES (%s, %s, 1)"  # noqa: S608 (names from the model)
             f" ON CONFLICT ({merchant}, {name}) DO UPDATE SET {last} = {table}.{last} + 1 RETURNING {last}"
@@ -126,66 +125,42 @@ def _series_upsert(connection) -> str:
     return sql
 
 
-def _numbered(insert: CompiledInsert, values: dict) -> CompiledInsert:
-    """The receipt's INSERT taking its number from the statement's upsert, where the
-    number is drawn in it and the receipt has a series; else ``insert`` itself."""
-    if values.get("number_series") is None:
-        return insert
-    numbered = _NUMBERED.get(insert)
-    if numbered is None:
-        numbered = insert
-        if _in_one_statement(insert):
-            last = connections[insert.db].ops.quote_name("last")
-            numbered = insert.with_expressions({"number": f"(SELECT {last} FROM {NUMBER_CTE})"})  # noqa: S608
-        _NUMBERED[insert] = numbered
-    return numbered
+def _alone(using: str) -> bool:
+    """Whether a sale may be stored in one statement: on PostgreSQL, outside a transaction."""
+    connection = connections[using]
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
-# The numbered INSERT of each CompiledInsert (``_numbered``), and the statement of each
-# INSERT (``_statement``): the same for every sale.
-_NUMBERED: dict[CompiledInsert, CompiledInsert] = {}
-_ALONE_SQL: dict[CompiledInsert, str] = {}
+# The sale's one statement (``_one_statement``), by vendor: the same for every sale.
+_ONE: dict[str, str] = {}
 
 
-def _create(insert: CompiledInsert, values: dict) -> Receipt:
-    """Store a receipt with ``values`` (every column but its number), numbered in its
-    series, in the caller's transaction; return it. Raises IntegrityError as the INSERT does."""
-    numbered = _numbered(insert, values)
-    return _statement(numbered, *numbered.prepare(**values))
-
-
-def _statement(insert: CompiledInsert, receipt: Receipt, params: list):
-    """Store ``receipt`` (``params`` those ``insert.prepare`` made) numbered in its series;
-    return it saved.
-
-    On PostgreSQL, ONE statement, atomic by itself: the upsert that draws the number and
-    the receipt's INSERT. Elsewhere the upsert and then the INSERT, in a transaction of
-    their own."""
-    connection = connections[insert.db]
-    if receipt.number_series is not None and not insert.expressions:
-        # A savepoint when a transaction is open.
-        with transaction.atomic(using=insert.db), connection.cursor() as cursor:
-            cursor.execute(_series_upsert(connection), [receipt.merchant_id, receipt.number_series])
-            (receipt.number,) = cursor.fetchone()
-            params = list(params)
-            params[_number_at(insert)] = receipt.number
-            cursor.execute(insert.sql, params)
-            row = cursor.fetchone()
-        return insert.saved(receipt, row)
-    if insert.expressions:
-        params = [receipt.merchant_id, receipt.number_series, *params]
-    sql = _ALONE_SQL.get(insert)  # the same statement every sale
+def _one_statement(receipt: Receipt, using: str) -> None:
+    """Store ``receipt`` and draw its number in ONE statement, atomic by itself (PostgreSQL:
+    the series' upsert in a data-modifying CTE), as ``save()`` would: the fields' own
+    ``pre_save`` and ``get_db_prep_save``, the same signals."""
+    connection = connections[using]
+    meta, qn = Receipt._meta, connection.ops.quote_name
+    signals.pre_save.send(sender=Receipt, instance=receipt, raw=False, using=using, update_fields=None)
+    fields = [f for f in meta.concrete_fields if not f.primary_key and not f.generated and f.name != "number"]
+    params = [receipt.merchant_id, receipt.number_series]
+    params += [field.get_db_prep_save(field.pre_save(receipt, True), connection) for field in fields]
+    sql = _ONE.get(connection.vendor)
     if sql is None:
-        numbered = f"WITH {NUMBER_CTE} AS ({_series_upsert(connection)}) {insert.sql}"  # noqa: S608
-        sql = _ALONE_SQL[insert] = numbered if insert.expressions else insert.sql
-    with transaction.mark_for_rollback_on_error(insert.db):
-        row = fetch(insert.db, sql, params)
-    return insert.saved(receipt, row)
-
-
-def _number_at(insert: CompiledInsert) -> int:
-    """Where the number is among the parameters of ``insert``."""
-    return next(i for i, field in enumerate(insert.params_fields) if field.name == "number")
+        columns = [qn(f.column) for f in fields]
+        number = qn(meta.get_field("number").column)
+        sql = _ONE[connection.vendor] = (
+            f"WITH receipt_number AS ({_upsert(connection)})"  # noqa: S608 (names from the model)
+            f" INSERT INTO {qn(meta.db_table)} ({', '.join(columns)}, {number})"
+            f" VALUES ({', '.join('%s' for _ in columns)}, (SELECT {qn('last')} FROM receipt_number))"
+            f" RETURNING {qn(meta.pk.column)}, {number}"
+        )
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        receipt.pk, receipt.number = cursor.fetchone()
+    # Saved, as save() marks it: Model._state is documented (Model instance reference).
+    receipt._state.adding, receipt._state.db = False, using  # noqa: SLF001
+    signals.post_save.send(sender=Receipt, instance=receipt, created=True, update_fields=None, raw=False, using=using)
 
 
 def insert_receipt(values: dict) -> Receipt:
@@ -196,11 +171,11 @@ def insert_receipt(values: dict) -> Receipt:
     Raises IntegrityError, having written nothing, when its token is taken.
     """
     token = values["token"]
-    insert = compiled_insert(Receipt)
+    using = router.db_for_write(Receipt)
     for _ in range(MAX_CODE_ATTEMPTS):
         try:
-            with transaction.atomic():
-                return _create(insert, {"short_code": new_short_code(), **values})
+            with transaction.atomic(using=using):
+                return _create({"short_code": new_short_code(), **values}, using)
         except IntegrityError:
             if Receipt.objects.filter(token=token).exists():
                 raise

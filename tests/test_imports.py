@@ -202,7 +202,7 @@ def test_the_dashboard_and_the_pages_are_the_top_layer():
         top
     ] * 3
     assert layer_of("receipts.creation") == layers.index("receipts")
-    assert layer_of("receco.lib.queries") == 0
+    assert layer_of("receco.lib.replicas") == 0
     assert layer_of("receco.urls") == layers.index("wiring")
 
 

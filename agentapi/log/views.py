@@ -7,7 +7,6 @@ from django.views.decorators.http import require_safe
 
 from ledger import bundles, checkpoints, proofs
 from receco.lib import signingkeys
-from receco.lib.queries import get_by
 from receipts.models import Receipt
 
 KEYS_MAX_AGE = 300
@@ -42,7 +41,7 @@ def proof(request: HttpRequest, token: str) -> HttpResponse:
     ``?entry=set_aside``: of its latest set aside) against the latest checkpoint, or the
     one of ``?tree_size=N``."""
     try:
-        receipt = get_by(Receipt, "token", token, related=("merchant",))
+        receipt = Receipt.objects.select_related("merchant").get(token=token)
     except Receipt.DoesNotExist:
         return _error(404, "NOT_FOUND", "No receipt has this token")
     entry = request.GET.get("entry", "receipt")

@@ -1,7 +1,7 @@
 """A POS that retries: the token it sends is the sale's idempotency key (docs/api.md)."""
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, transaction
 from django.db.models.signals import post_save
 
 from receipts.models import Receipt
@@ -12,11 +12,14 @@ PATH = "createReceiptFromPOS"
 
 @pytest.fixture
 def failing_after_commit():
-    """The database stops answering right after a sale's row was written: the sale is stored
-    (a lone INSERT commits by itself) but its caller is answered 503, as during a stall."""
+    """The database stops answering right after a sale's transaction committed: the sale is
+    stored but its caller is answered 503, as during a stall."""
+
+    def lost():
+        raise OperationalError("server closed the connection unexpectedly")
 
     def stall(sender, instance, created, **kwargs):
-        raise OperationalError("server closed the connection unexpectedly")
+        transaction.on_commit(lost)  # not robust: raises to the writer once committed
 
     post_save.connect(stall, sender=Receipt, dispatch_uid="test-stall-after-commit")
     yield
