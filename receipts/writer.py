@@ -159,7 +159,7 @@ def _one_statement(receipt: Receipt, using: str) -> None:
         cursor.execute(sql, params)
         receipt.pk, receipt.number = cursor.fetchone()
     # Saved, as save() marks it: Model._state is documented (Model instance reference).
-    receipt._state.adding, receipt._state.db = False, using  # noqa: SLF001
+    receipt._state.adding, receipt._state.db = False, using
     signals.post_save.send(sender=Receipt, instance=receipt, created=True, update_fields=None, raw=False, using=using)
 
 
