@@ -237,7 +237,9 @@ _spent: dict[str, list] = {}
 
 def _group(report) -> str:
     """The xdist group of a test's report, ``in-process`` for none."""
-    if "@" in report.nodeid:  # under --dist loadgroup, xdist names the group in the id
+    if "xdist_group" in report.keywords and "@" in report.nodeid:
+        # Under --dist loadgroup, xdist names the group at the end of the id (a parameter's
+        # id, an e-mail address say, may hold an @ of its own: only a grouped test's counts).
         return report.nodeid.rsplit("@", 1)[1]
     for name in GROUPS:  # browser first, as pytest_itemcollected chooses
         if name in report.keywords:

@@ -3,13 +3,14 @@
 names as one text, which a term's ILIKE '%jollof%' reads instead of every sale of the shop.
 
 pg_trgm is a trusted extension (PostgreSQL 13 and later): the database's owner, or any
-role that may create in it, makes it; none of it is made on SQLite. The index is made
-CONCURRENTLY (so the migration is not atomic): a shop's sales keep being written while it
-is built. It is not in Receipt.Meta (SQLite could not make it), so the models' state does
+role that may create in it, makes it; none of it is made on SQLite (not by
+django.contrib.postgres's TrigramExtension: going back, it asks SQLite for pg_extension).
+Going back drops the index and leaves the extension, which other objects may use. The
+index is made CONCURRENTLY (so the migration is not atomic): a shop's sales keep being
+written while it is built. It is not in Receipt.Meta (SQLite could not make it), so the models' state does
 not name it and ``makemigrations`` has nothing to add.
 """
 
-from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations
 
 # Also dashboard.search.ITEM_NAMES: the query must say the same expression for the planner to use the index.
@@ -19,6 +20,7 @@ INDEX = "receipt_item_names_trgm"
 
 def make_index(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
         schema_editor.execute(
             f'CREATE INDEX CONCURRENTLY IF NOT EXISTS "{INDEX}" ON "receipts_receipt" USING gin ({ITEM_NAMES} gin_trgm_ops)'
         )
@@ -37,6 +39,5 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        TrigramExtension(),
         migrations.RunPython(make_index, drop_index, elidable=False),
     ]
