@@ -34,6 +34,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.background import serve_in_background
+
 AT_HOST, TWILIO_HOST, TERMII_HOST = "api.africastalking.com", "api.twilio.com", "v3.api.termii.com"
 GRAPH_HOST, MAILGUN_HOST = "graph.facebook.com", "api.mailgun.net"
 HOSTS = (AT_HOST, TWILIO_HOST, TERMII_HOST, GRAPH_HOST, MAILGUN_HOST)
@@ -212,7 +214,7 @@ class Providers:
         self._threads: list[threading.Thread] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _proxy_handler(self))
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._stop_server = serve_in_background(self.server)
 
     @property
     def proxy(self) -> str:
@@ -239,8 +241,7 @@ class Providers:
         return self.sent
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._stop_server()
         for thread in self._threads:
             thread.join(timeout=10)
 

@@ -8,6 +8,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.background import serve_in_background
+
 
 class Receiver:
     """A merchant's webhook receiver on localhost: keeps every request (headers and raw
@@ -39,18 +41,13 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}/hooks"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.close = serve_in_background(self.server)
 
     def events(self) -> list[dict]:
         return [json.loads(request["body"]) for request in self.requests]
 
     def types(self) -> list[str]:
         return [event["type"] for event in self.events()]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class SlowReceiver:
@@ -145,8 +142,4 @@ class SMTPServer:
 
         self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.close = serve_in_background(self.server)

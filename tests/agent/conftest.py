@@ -1,6 +1,5 @@
 """Fixtures for the agent's tests."""
 
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +14,7 @@ from tests.agent.support import (
     service_handler,
     stop_agent_server,
 )
+from tests.background import serve_in_background
 from tests.servers import closed_port
 
 
@@ -23,12 +23,9 @@ def fake_service() -> Iterator[FakeService]:
     service = FakeService()
     server = QuietServer(("127.0.0.1", 0), service_handler(service))
     service.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    stop = serve_in_background(server)
     yield service
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    stop()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ service (answering its envelopes), free ports, an agent served in a thread."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,16 +20,12 @@ from receco_agent.agent import Agent
 from receco_agent.config import Settings
 from receco_agent.server import AgentServer
 
+from tests.background import serve_in_background
+from tests.servers import free_port
+
 # Keys of the service's form with a right checksum (made by merchants.keys.generate_key).
 TEST_KEY = "postest_wb6xQZ7p8Nezff3aCNnSogKIqOyeJWDNY4fLQ3TPI6qu3XsqNw"
 LIVE_KEY = "poslive_OcBSbV4vs8mjYqIYPA4074GyeiDcaNet5IaZFPOVZEYl0rRprV"
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def error_envelope(status: int, code: str, message: str, path: str = "createReceiptFromPOS") -> dict:
@@ -193,20 +188,20 @@ class RunningAgent:
     agent: Agent
     server: AgentServer
     url: str
+    stop_server: Callable[[], None]
 
 
 def run_agent_server(settings: Settings, forwarder: bool) -> RunningAgent:
     agent = Agent(settings)
     server = AgentServer(agent, port=settings.port)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    stop_server = serve_in_background(server)
     if forwarder:
         agent.forwarder.start()
-    return RunningAgent(agent, server, f"http://127.0.0.1:{settings.port}")
+    return RunningAgent(agent, server, f"http://127.0.0.1:{settings.port}", stop_server)
 
 
 def stop_agent_server(running: RunningAgent) -> None:
-    running.server.shutdown()
-    running.server.server_close()
+    running.stop_server()
     running.agent.forwarder.stop(10)
 
 
@@ -392,12 +387,11 @@ class HoldingProxy:
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._stop_server = serve_in_background(self.server)
 
     def close(self) -> None:
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self._stop_server()
 
 
 class ForwardProxy:
@@ -431,8 +425,4 @@ class ForwardProxy:
 
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.close = serve_in_background(self.server)
