@@ -7,11 +7,13 @@ session's migrated one, and the demo data of seeddemo) and runs its examples in 
 one shell, as a reader pasting them would: a `KEY=$(…)` of one example is there for the
 next. Only the address is changed, from 127.0.0.1:8000 to the server's port. curl is the
 system's, behind a wrapper that writes each answer's status to stderr, which the output is
-not compared with. No block starts in the last seconds of a minute, so that no per-minute
-window of the limits ends during one.
+not compared with. A block that documents a 429 does not start in the last seconds of a
+minute, so that no per-minute window of the limits ends during it (one that shows no limit
+does not wait: a wait of up to ten seconds a block cost the suite half a minute).
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -77,18 +79,23 @@ def _wait_until_it_answers(port: int, process: subprocess.Popen, log: Path) -> N
             time.sleep(0.2)
 
 
-# A block starts no later than this second of a minute, so that a per-minute window of the
-# limits does not end in the middle of it.
+# A block that reaches a limit starts no later than this second of a minute, so that a
+# per-minute window of the limits does not end in the middle of it.
 _LATEST_START = 50
+
+
+def _reaches_a_limit(block: list[Command]) -> bool:
+    return any(re.search(r"\b429\b", command.documented) for command in block)
 
 
 def _script(blocks: list[list[Command]], port: int, out: Path) -> str:
     lines = ["cd " + str(ROOT)]
     number = 0
     for block in blocks:
-        lines.append(
-            f'second=$(date +%S); second=${{second#0}}; [ "$second" -le {_LATEST_START} ] || sleep $((61 - second))'
-        )
+        if _reaches_a_limit(block):
+            lines.append(
+                f'second=$(date +%S); second=${{second#0}}; [ "$second" -le {_LATEST_START} ] || sleep $((61 - second))'
+            )
         for command in block:
             lines += [
                 "{ " + command.text.replace(SERVICE, f"http://127.0.0.1:{port}"),
