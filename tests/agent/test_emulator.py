@@ -1,5 +1,4 @@
 import re
-import threading
 from datetime import UTC, datetime
 from urllib.request import urlopen
 
@@ -7,6 +6,7 @@ import pytest
 from receco_agent.emulator import EmulatorServer, InvalidSale, Till, to_transaction
 
 from tests.agent.support import free_port, post_json
+from tests.background import serve_in_background
 
 TILL = Till(agent_url="http://127.0.0.1:3001", merchant_id="test-till", merchant_name="Mama <b>Put</b> & Co")
 NOW = datetime(2026, 11, 22, 10, 15, tzinfo=UTC)
@@ -64,11 +64,9 @@ def test_invalid_sales(sale, message):
 def emulator(agent_server):
     till = Till(agent_server.url, "test-shop", "Mama <b>Put</b> & Co")
     server = EmulatorServer(till, port=free_port())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    stop = serve_in_background(server)
     yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    stop()
 
 
 def test_test_transaction_is_forwarded_and_the_agents_answer_returned(emulator, fake_service):
@@ -113,29 +111,26 @@ def test_an_invalid_sale_is_400(emulator, fake_service):
 )
 def test_the_till_page_writes_amounts_in_the_tills_currency(currency, symbol, digits):
     server = EmulatorServer(Till("http://127.0.0.1:1", "test-till", currency=currency), port=free_port())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    stop = serve_in_background(server)
     try:
         with urlopen(f"http://127.0.0.1:{server.server_address[1]}/", timeout=10) as response:
             page = response.read().decode()
     finally:
-        server.shutdown()
-        server.server_close()
+        stop()
     assert f'<body data-currency-symbol="{symbol}" data-currency-digits="{digits}">' in page
 
 
 def test_an_unreachable_agent_is_502():
     agent_url = f"http://127.0.0.1:{free_port()}"
     server = EmulatorServer(Till(agent_url, "test-shop"), port=free_port())
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    stop = serve_in_background(server)
     try:
         status, answer, _ = post_json(
             f"http://127.0.0.1:{server.server_address[1]}/test-transaction",
             {"items": [{"name": "A", "quantity": 1, "price": 1}]},
         )
     finally:
-        server.shutdown()
-        server.server_close()
+        stop()
     assert status == 502
     assert answer == {
         "status": "error",

@@ -25,6 +25,7 @@ from tests.agent.support import (
     stop_agent_server,
     wait_until,
 )
+from tests.background import serve_in_background
 from tests.servers import closed_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -277,21 +278,18 @@ def test_the_test_command_uploads_a_sale(tmp_path, api_url):
 
 
 def test_the_emulator_forwards_to_the_agent(tmp_path, api_url):
-    import threading
-
     from receco_agent.emulator import EmulatorServer, Till
 
     running = run_agent_server(make_settings(tmp_path, api_url, merchant_id="test-till"), forwarder=False)
     emulator = EmulatorServer(Till(running.url, "test-till", "Till Shop"), port=free_port())
-    threading.Thread(target=emulator.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    stop_emulator = serve_in_background(emulator)
     try:
         status, answer, _ = post_json(
             f"http://127.0.0.1:{emulator.server_address[1]}/test-transaction",
             {"items": [{"name": "Suya", "quantity": 3, "price": 20000}], "total": 60000, "paymentMethod": "cash"},
         )
     finally:
-        emulator.shutdown()
-        emulator.server_close()
+        stop_emulator()
         stop_agent_server(running)
     assert (status, answer["status"]) == (200, "success")
     receipt = Receipt.objects.get(token=answer["receiptId"])

@@ -3,12 +3,12 @@ installed, against a small server of the test's own: it sends the scenario's req
 keep-alive connections and prints wrk.lua's BENCH_RESULT line, failures counted."""
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.background import serve_in_background
 from tests.bench.conftest import run_script
 
 FIGURES = {"requests", "duration_us", "p50_us", "p90_us", "p99_us", "max_us"}
@@ -46,11 +46,9 @@ def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.seen, httpd.status = [], 200
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    stop = serve_in_background(httpd)
     yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    stop()
 
 
 def _result(out: str) -> dict:

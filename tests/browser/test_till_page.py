@@ -1,22 +1,19 @@
 """The agent's till page (receco-agent emulator) on a 360-pixel-wide screen."""
 
-import threading
-
 import pytest
 from receco_agent.emulator import EmulatorServer, Till
 
 from tests.agent.support import free_port
+from tests.background import serve_in_background
 
 
 @pytest.fixture
 def till_url():
     till = Till(agent_url=f"http://127.0.0.1:{free_port()}", merchant_id="test-mama-put", merchant_name="Mama Put")
     server = EmulatorServer(till, port=free_port())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    stop = serve_in_background(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    stop()
 
 
 def test_the_till_page_fits_a_360_pixel_screen(browser, till_url, artifacts):

@@ -36,6 +36,8 @@ from urllib.parse import unquote, urlsplit
 import jsonschema
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tests.background import serve_in_background
+
 HERE = Path(__file__).resolve().parent
 INVOICE_SCHEMA = json.loads((HERE / "mbs_invoice.schema.json").read_text())
 UPDATE_SCHEMA = json.loads((HERE / "mbs_update.schema.json").read_text())
@@ -148,11 +150,7 @@ class NRSDouble:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.close = serve_in_background(self.server)
 
     def refuse(self, irn: str, details: str) -> None:
         self.refusals[irn] = details

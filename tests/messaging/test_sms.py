@@ -2,7 +2,6 @@
 
 import json
 import logging
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -10,6 +9,7 @@ import pytest
 
 from messaging import sms
 from messaging.sms import SmsError, SmsMessage, WebhookBackend, get_backend
+from tests.background import serve_in_background
 
 MESSAGE = SmsMessage(to="+2348031234589", body="Your receipt: https://r.example/x", idempotency_key="receco-delivery-7")
 
@@ -41,11 +41,7 @@ class Provider:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/sms"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.close = serve_in_background(self.server)
 
 
 @pytest.fixture
