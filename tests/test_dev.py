@@ -20,11 +20,11 @@ from tests.servers import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _dev(*args: str, database_url: str) -> subprocess.CompletedProcess:
+def _dev(*args: str, database_url: str, **extra: str) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
     env.pop("REDIS_URL", None)
     # This suite's own environment stands in for .venv (the same one under ./dev test).
-    env.update(DATABASE_URL=database_url, RECECO_VENV=sys.prefix)
+    env.update(DATABASE_URL=database_url, RECECO_VENV=sys.prefix, **extra)
     return subprocess.run(
         [str(ROOT / "dev"), "manage", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
@@ -44,6 +44,18 @@ def test_dev_manage_passes_a_failing_commands_message_and_status_on(tmp_path):
     result = _dev("createapikey", "no-such-shop", "--type", "live", database_url=database_url)
     assert result.returncode == 1
     assert result.stderr == "CommandError: No merchant with id 'no-such-shop'\n"
+
+
+def test_dev_keeps_the_bytecode_cache_in_the_environment_even_where_the_machine_says_write_none(tmp_path, monkeypatch):
+    """Each process ./dev starts reads what an earlier one compiled, from .venv, never
+    beside the sources: with PYTHONDONTWRITEBYTECODE set, every server, worker and command
+    of the suite compiled Django and the project again."""
+    database_url = databases.copy_sqlite(tmp_path / "db.sqlite3")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)  # (./dev test sets it)
+    code = "import sys; print(sys.pycache_prefix, sys.dont_write_bytecode)"
+    result = _dev("shell", "-v", "0", "-c", code, database_url=database_url, PYTHONDONTWRITEBYTECODE="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{sys.prefix}/pycache False\n"
 
 
 # --- ./dev up: the server, the task worker and the periodic jobs --------------------------
