@@ -34,9 +34,10 @@ _CURL = shutil.which("curl")
 
 
 @pytest.fixture
-def dev_up(tmp_path):
-    """`./dev up` on a free port and a fresh database, as a new user starts it, once its worker
-    has logged the demo receipt."""
+def dev_up(tmp_path, path):
+    """`./dev up` on a free port and a fresh database, as a new user starts it, once it
+    serves the demo receipt, and, for a document whose examples read the receipt log,
+    once its worker has logged it."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "RECECO_"))}
     env.pop("REDIS_URL", None)
@@ -51,7 +52,8 @@ def dev_up(tmp_path):
             [str(ROOT / "dev"), "up"], cwd=ROOT, env=env, stdout=output, stderr=output, start_new_session=True
         )
     try:
-        _wait_until_it_answers(port, process, log)
+        reads_the_log = any(procedure in path.read_text() for procedure in _LOG)
+        _wait_until_it_answers(port, process, log, _DEMO_PROOF if reads_the_log else _DEMO_RECEIPT)
         yield port, env
     finally:
         os.killpg(process.pid, signal.SIGTERM)  # runserver and its autoreloader
@@ -62,20 +64,23 @@ def dev_up(tmp_path):
             process.wait()
 
 
-# The demo receipt's proof: it is served once ./dev up's worker has appended the receipt
-# (seeddemo makes it as the server starts), which the examples of the log's proofs need.
+# The demo receipt (seeddemo makes it as the server starts), and its proof: that is served
+# once ./dev up's worker has appended the receipt (seconds later: the log's commit lag),
+# which only the examples that read the log (getReceiptProof, getLogCheckpoint) need.
+_DEMO_RECEIPT = "/api/trpc/getReceipt?input=%7B%22token%22%3A%22DEMO42%22%7D"
 _DEMO_PROOF = "/api/trpc/getReceiptProof?input=%7B%22token%22%3A%22DEMO42%22%7D"
+_LOG = "/api/trpc/getReceiptProof", "/api/trpc/getLogCheckpoint"
 
 
-def _wait_until_it_answers(port: int, process: subprocess.Popen, log: Path) -> None:
+def _wait_until_it_answers(port: int, process: subprocess.Popen, log: Path, address: str) -> None:
     deadline = time.monotonic() + 180
     while True:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{_DEMO_PROOF}", timeout=2):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{address}", timeout=2):
                 return
-        except OSError:  # refused, or 404 until the demo receipt is in the log
+        except OSError:  # refused, or 404 until the demo receipt is made (and logged)
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"no proof of the demo receipt from ./dev up:\n{log.read_text()[-3000:]}") from None
+                raise RuntimeError(f"no {address} from ./dev up:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.2)
 
 
