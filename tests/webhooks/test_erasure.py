@@ -79,6 +79,16 @@ def test_a_receipts_events_go_with_it_and_their_deliveries_too(sold):
     assert Attempt.objects.count() == 1  # the other event's
 
 
+def test_a_message_of_another_channel_with_a_payload_of_the_same_id_stays(sold):
+    """The outbox holds every channel: a locker sign-in text's payload (its sign-in's id)
+    may have an event's id; only the webhook deliveries of the events go."""
+    receipt = sold("rcpt_webhook_body_09", "WHBDY9")
+    event = Event.objects.get(receipt=receipt)
+    text = Delivery.objects.create(channel="sms", destination=PHONE, payload_id=event.pk)
+    assert erasure.delete_of_receipts([receipt.pk]) == 1
+    assert list(Delivery.objects.filter(payload_id=event.pk)) == [text]
+
+
 def test_the_deliveries_of_many_events_go_in_a_few_statements_not_one_per_event(sold, django_assert_max_num_queries):
     receipts = [sold(f"rcpt_webhook_many_{n:03d}", f"WHMNY{n}") for n in range(5)]
     with django_assert_max_num_queries(5):
