@@ -621,30 +621,39 @@
     show({ state: "bad", results: [{ ok: false, text: text }], part: null });
   }
 
-  function verifyText(text) {
+  // Each check started replaces the one before: an older one that ends later (its receipt
+  // fetched over a slow network) shows nothing over the newer one's verdict.
+  var latest = 0;
+  function begin() {
+    var mine = ++latest;
+    return function () { return mine === latest; };
+  }
+
+  function verifyText(text, current) {
     if (!subtle) {
-      fail("This browser cannot check signatures here (no Web Crypto): open the page over HTTPS, or use receco-verify.");
+      if (current()) fail("This browser cannot check signatures here (no Web Crypto): open the page over HTTPS, or use receco-verify.");
       return;
     }
     var doc;
     try { doc = JSON.parse(text); } catch (error) {
-      fail("This file is not a receipt file: it is not JSON.");
+      if (current()) fail("This file is not a receipt file: it is not JSON.");
       return;
     }
     check(doc).then(function (outcome) {
       var extension = doc && doc.extensions && doc.extensions.receco;
       outcome.zone = extension && typeof extension.time_zone === "string" ? extension.time_zone : "";
-      show(outcome);
+      if (current()) show(outcome);
     }, function (error) {
-      fail("The check could not be made: " + (error && error.message ? error.message : error) + ".");
+      if (current()) fail("The check could not be made: " + (error && error.message ? error.message : error) + ".");
     });
   }
 
   function verifyFile(file) {
     if (!file) return;
+    var current = begin();
     var reader = new FileReader();
-    reader.onload = function () { verifyText(String(reader.result)); };
-    reader.onerror = function () { fail("The file could not be read."); };
+    reader.onload = function () { verifyText(String(reader.result), current); };
+    reader.onerror = function () { if (current()) fail("The file could not be read."); };
     reader.readAsText(file);
   }
 
@@ -668,6 +677,7 @@
   }
 
   function verifyReference(text) {
+    var current = begin();
     var address = fileAddress(text);
     if (!address) {
       fail("That is not a Receco receipt code or link: codes have 6 letters and digits, like K7P2QX.");
@@ -677,7 +687,8 @@
       if (response.status === 404) throw new Error("No receipt has that code or link.");
       if (!response.ok) throw new Error("Receco did not answer (" + response.status + "). Try again later.");
       return response.text();
-    }).then(verifyText, function (error) {
+    }).then(function (body) { verifyText(body, current); }, function (error) {
+      if (!current()) return;
       fail(error instanceof TypeError ? "Receco could not be reached: open the saved receipt file instead." : error.message);
     });
   }
