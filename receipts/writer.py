@@ -61,34 +61,41 @@ def insert_sale(
     or short code is taken; inside a transaction, a savepoint keeps that from breaking it.
     """
     using = router.db_for_write(Receipt)
-    if merchant.pk is not None and not setting_aside and _alone(using):
-        receipt = Receipt(merchant=merchant, **values)
-        change = Change(
-            hooks.CREATED, receipt, merchant, keyed, email=receipt.customer_email, phone=receipt.customer_phone
-        )
-        if receipt.number_series is not None and not hooks.wanting(change):
-            _one_statement(receipt, using)  # its number and its INSERT alone
-            hooks.committed(change, using)
-            return Written(receipt)
+    sale = None
+    if merchant.pk is not None:
+        sale = _Sale(merchant, values, keyed)
+        if not setting_aside and _alone(using) and sale.receipt.number_series is not None and not sale.wanted:
+            _one_statement(sale.receipt, using)  # its number and its INSERT alone
+            hooks.committed(sale.change, using)
+            return Written(sale.receipt)
     with transaction.atomic(using=using):  # a savepoint when a transaction is open
         for holder, claimed in setting_aside:
             set_aside(holder, claimed)
-        owner = merchant if merchant.pk is not None else saved_test_merchant(merchant)
-        receipt = _create({"merchant": owner, **values}, using)
-        change = Change(
-            hooks.CREATED, receipt, owner, keyed, email=receipt.customer_email, phone=receipt.customer_phone
-        )
-        written = Written(receipt, hooks.write(hooks.wanting(change), change))
-    hooks.committed(change, using)
+        if sale is None:
+            sale = _Sale(saved_test_merchant(merchant), values, keyed)
+        _store(sale.receipt, using)
+        written = Written(sale.receipt, hooks.write(sale.wanted, sale.change))
+    hooks.committed(sale.change, using)
     return written
 
 
-def _create(values: dict, using: str) -> Receipt:
-    """Store a receipt with ``values`` (every column but its number), numbered in its
-    series; return it. Call it in a transaction (``transaction.atomic``): the number's
-    upsert and the receipt's INSERT are undone together. Raises IntegrityError as the
-    INSERT does."""
-    receipt = Receipt(**values)
+class _Sale:
+    """A sale about to be stored: its receipt, its change and the hooks that want it (they
+    ask before the INSERT: a sale asks every hook, without a query if it can)."""
+
+    def __init__(self, owner: Merchant, values: dict, keyed: bool):
+        self.receipt = Receipt(merchant=owner, **values)
+        self.change = Change(
+            hooks.CREATED, self.receipt, owner, keyed,
+            email=self.receipt.customer_email, phone=self.receipt.customer_phone,
+        )  # fmt: skip
+        self.wanted = hooks.wanting(self.change)
+
+
+def _store(receipt: Receipt, using: str) -> Receipt:
+    """Store ``receipt`` (every column but its number), numbered in its series; return it.
+    Call it in a transaction (``transaction.atomic``): the number's upsert and the
+    receipt's INSERT are undone together. Raises IntegrityError as the INSERT does."""
     if receipt.number_series is not None and connections[using].vendor == "postgresql":
         _one_statement(receipt, using)  # in the transaction: one round trip fewer
         return receipt
@@ -175,7 +182,7 @@ def insert_receipt(values: dict) -> Receipt:
     for _ in range(MAX_CODE_ATTEMPTS):
         try:
             with transaction.atomic(using=using):
-                return _create({"short_code": new_short_code(), **values}, using)
+                return _store(Receipt(**{"short_code": new_short_code(), **values}), using)
         except IntegrityError:
             if Receipt.objects.filter(token=token).exists():
                 raise
