@@ -41,7 +41,8 @@ SET_ASIDE = "set_aside"  # ``receipt`` gave its token and short code up to anoth
 class Change:
     """One change the writer makes to a receipt row, as hooks see it.
 
-    ``receipt`` is the receipt as it is after the change, saved.
+    ``receipt`` is the receipt as it is after the change, saved; but a sale's hooks are
+    asked whether they want it (``wants``) before it is stored: its id and number unset.
     ``merchant`` is its merchant when the caller holds that object (a hook may keep what
     it learns about the merchant on it), else None. ``email`` and ``phone`` are the
     customer's contact this change gives the receipt (a sale's, a contact update's, the
