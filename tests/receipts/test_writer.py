@@ -134,7 +134,7 @@ def test_a_sale_a_hook_wants_takes_a_transaction(recorder, merchant, sale):
 _WRITES = re.compile(
     r"\bReceipt\.objects\.(create|bulk_create|get_or_create|update_or_create|bulk_update)\b"
     r"|\bReceipt\.objects(\.\w+\([^()]*\))*\.(update|delete)\("
-    r"|\bReceipt\(\*\*\w+\)|(INSERT INTO|UPDATE|COPY) \"?receipts_receipt"
+    r"|\bReceipt\((\w+=[\w.]+, )*\*\*|(INSERT INTO|UPDATE|COPY) \"?receipts_receipt"
 )
 
 
