@@ -155,11 +155,11 @@ def _one_statement(receipt: Receipt, using: str) -> None:
     sql = _ONE.get(connection.vendor)
     if sql is None:
         columns = [qn(f.column) for f in fields]
-        number = qn(meta.get_field("number").column)
+        number, last = qn(meta.get_field("number").column), qn(ReceiptSeries._meta.get_field("last").column)
         sql = _ONE[connection.vendor] = (
             f"WITH receipt_number AS ({_upsert(connection)})"  # noqa: S608 (names from the model)
             f" INSERT INTO {qn(meta.db_table)} ({', '.join(columns)}, {number})"
-            f" VALUES ({', '.join('%s' for _ in columns)}, (SELECT {qn('last')} FROM receipt_number))"
+            f" VALUES ({', '.join('%s' for _ in columns)}, (SELECT {last} FROM receipt_number))"
             f" RETURNING {qn(meta.pk.column)}, {number}"
         )
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
